@@ -3,6 +3,7 @@
  * own dead-letter queue is seen, then moved back into the inbox and applied at most once each —
  * a message the actor applied before it was dead-lettered is not applied again.
  */
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { createAwsClients, SqsQueue } from '@baton/aws';
 import { type Envelope, encodeEnvelope, INGRESS } from '@baton/core/adapter';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -43,15 +44,31 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
   const baton = (...argv: string[]) =>
     runBaton([...argv, ...flagsOf(deployment.options), '--operator', 'drill']);
   const hint = (command: string) => hintWith(deployment.options, command);
+  const sqs = () =>
+    createAwsClients({
+      dynamodbEndpoint: deployment.options['dynamodb-endpoint']!,
+      sqsEndpoint: deployment.options['sqs-endpoint']!,
+    }).sqs;
   /** The inbox's dead-letter queue, as SQS moves messages there. */
   const deadLetterQueue = () =>
-    new SqsQueue({
-      client: createAwsClients({
-        dynamodbEndpoint: deployment.options['dynamodb-endpoint']!,
-        sqsEndpoint: deployment.options['sqs-endpoint']!,
-      }).sqs,
-      queueUrl: deployment.options['dead-letter-queue-url']!,
-    });
+    new SqsQueue({ client: sqs(), queueUrl: deployment.options['dead-letter-queue-url']! });
+  /**
+   * A worker that dies on every message of the inbox: each receive leaves it unacknowledged,
+   * until SQS (past the queue's four receives) moves it to the dead-letter queue.
+   */
+  const dieOnInbox = async () => {
+    for (let receives = 0; receives < 20; receives++) {
+      const { Messages = [] } = await sqs().send(
+        new ReceiveMessageCommand({
+          QueueUrl: deployment.options['queue-url']!,
+          MaxNumberOfMessages: 10,
+          VisibilityTimeout: 0,
+        }),
+      );
+      if (Messages.length === 0) return;
+    }
+    throw new Error('the inbox kept its messages past 20 receives');
+  };
   const entries = async () =>
     ((await deployment.store.load('tally/q'))?.state as { entries?: string[] } | undefined)
       ?.entries ?? [];
@@ -125,8 +142,8 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     const listed = await baton('queue-dead-letters', 'list');
     expect(listed.code, listed.err).toBe(0);
     const lines = listed.out.split('\n');
-    expect(lines[0]).toMatch(/^ACTOR +NAME +FROM +MESSAGEID +SENT +PAYLOAD$/);
-    expect(lines[1]).toMatch(/ {2}\d+(ms|s) ago {2}/);
+    expect(lines[0]).toMatch(/^ACTOR +NAME +FROM +MESSAGEID +SENT +REDRIVES +PAYLOAD$/);
+    expect(lines[1]).toMatch(/ {2}\d+(ms|s) ago {2}0 {2}/);
     expect(lines[1]).toMatch(/ {2}\{"entry":"a{29}…$/);
     // Its message id a shell word, as dead-letters list prints one: pasted, it is the id.
     const printed = lines[1]!.split(/ {2,}/)[3]!;
@@ -148,6 +165,44 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
       redriven: 2,
       left: 0,
     });
+  });
+
+  it('counts the times a message was redriven, so one that failed again does not look fresh', async () => {
+    const dlq = deadLetterQueue();
+    await dlq.send([message(add('m0')), message(add('m1'))]);
+    expect((await baton('queue-dead-letters', 'redrive', '--yes', '--json')).json()).toEqual({
+      redriven: 2,
+      left: 0,
+    });
+    // The worker still dies on them: SQS moves both back, their attributes with them.
+    await dieOnInbox();
+    const redrives = async () =>
+      (await baton('queue-dead-letters', 'list', '--json'))
+        .json()
+        .messages.map((m: { messageId: string; redrives: number }) => [m.messageId, m.redrives]);
+    expect(await redrives()).toEqual([
+      [add('m0').id, 1],
+      [add('m1').id, 1],
+    ]);
+    const listed = await baton('queue-dead-letters', 'list');
+    expect(listed.out.split('\n')[1]).toMatch(/ ago {2}1 +\{"entry":"m0"\}$/);
+    expect(listed.out).toContain(
+      '2 of them were redriven before and came back (REDRIVES): the worker still dies or times out on them',
+    );
+    const dry = await baton('queue-dead-letters', 'redrive', '--dry-run');
+    expect(dry.out.split('\n').at(-1)).toMatch(/^2 of them were redriven before and came back/);
+
+    const again = await baton('queue-dead-letters', 'redrive', '--yes');
+    expect(again.out).toContain(
+      '2 of them had come back from an earlier redrive: unless their cause is fixed',
+    );
+    await dieOnInbox();
+    expect(await redrives()).toEqual([
+      [add('m0').id, 2],
+      [add('m1').id, 2],
+    ]);
+    const json = await baton('queue-dead-letters', 'redrive', '--yes', '--json');
+    expect(json.json()).toEqual({ redriven: 2, left: 0, redrivenBefore: 2 });
   });
 
   it('says which messages it moved to a paused actor: parked there until it is resumed', async () => {

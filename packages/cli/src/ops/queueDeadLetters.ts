@@ -10,9 +10,7 @@ import {
   DeleteMessageCommand,
   GetQueueAttributesCommand,
   type Message,
-  type MessageAttributeValue,
   ReceiveMessageCommand,
-  SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import { BatonError, ErrorCode } from '@baton/core';
@@ -23,6 +21,7 @@ import { requireInbox } from './inboxNeeds.ts';
 import { knownType, seenTypes } from './knownType.ts';
 import { pasteable } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
+import { moveBack, redrivesOf } from './queueMoveBack.ts';
 
 /** Messages `list` shows unless `--limit` says otherwise. */
 const LIST_DEFAULT = 20;
@@ -34,7 +33,7 @@ export const REDRIVE_WAIT_S = 2;
 /** How long a look hides the messages it takes, at most: it puts them back at once after. */
 const LOOK_VISIBILITY_S = 5;
 /** The columns `list` and a dry-run redrive print. */
-const COLUMNS = ['actor', 'name', 'from', 'messageId', 'sent', 'payload'];
+const COLUMNS = ['actor', 'name', 'from', 'messageId', 'sent', 'redrives', 'payload'];
 /** The table of `peeked`, its actor and message ids shell words, as `dead-letters list` prints them. */
 const peekTable = (peeked: readonly Peeked[]) => table(peeked.map(pasteable), COLUMNS);
 
@@ -49,6 +48,8 @@ type Peeked = {
    * keeps it 14 days from its move, which it tells of no message (`status` has the queue's oldest).
    */
   readonly sent: string;
+  /** How many times a redrive moved it back into the inbox before: it failed again since. */
+  readonly redrives: number;
   /** The start of its payload's JSON, for the table. */
   readonly payload: string;
   /** The whole envelope, as the inbox would read it; absent for a body that is not one. */
@@ -67,10 +68,23 @@ export async function queueDeadLettersList(ctx: OpsContext): Promise<void> {
   ctx.print({ total, messages: peeked }, () =>
     peeked.length === 0
       ? "the inbox's dead-letter queue shows no message: it is empty, or another reader holds them"
-      : `${peekTable(peeked)}\n${showing(peeked, total)}; ${LOOKED}\n` +
+      : `${peekTable(peeked)}\n${showing(peeked, total)}; ${LOOKED}\n${lineOf(failedAgain(peeked))}` +
         `each whole, payload included: --json; once their cause is fixed, ${ctx.followUp`queue-dead-letters redrive --dry-run`} shows what a redrive moves, then ${ctx.followUp`queue-dead-letters redrive`} moves them into the inbox`,
   );
 }
+
+/**
+ * A line on the messages of `peeked` a redrive moved back before (their REDRIVES column), which
+ * failed again since: a redrive before their cause is fixed brings them back here. Else nothing.
+ */
+function failedAgain(peeked: readonly Peeked[]): string | undefined {
+  const again = peeked.filter((p) => p.redrives > 0).length;
+  if (again === 0) return undefined;
+  return `${again} of them were redriven before and came back (REDRIVES): the worker still dies or times out on them; fix that first (its log around their receives says why), or a redrive brings them back again`;
+}
+
+/** `text` as a line of its own, or nothing. */
+const lineOf = (text: string | undefined) => (text === undefined ? '' : `${text}\n`);
 
 /** What a look did to the messages it read. */
 const LOOKED = `reading them hid them from other readers for ${LOOK_VISIBILITY_S}s at most, and put them back at once: none was deleted`;
@@ -195,7 +209,9 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
         total === 0
           ? "would redrive nothing: the inbox's dead-letter queue holds no message"
           : `would redrive ${what} into the inbox, each applied after what its actor received since it left; ${showing(peeked, total)}${of}` +
-            (picked.length === 0 ? '' : `:\n${peekTable(picked)}`),
+            (picked.length === 0
+              ? ''
+              : `:\n${peekTable(picked)}\n${lineOf(failedAgain(picked))}`.trimEnd()),
     );
     return;
   }
@@ -204,6 +220,8 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
   const inbox = requireInbox(await ctx.target()).url;
   await ctx.confirm(`redrive ${which} of the inbox's dead-letter queue into the inbox?`);
   let moved = 0;
+  /** Of those moved, the ones a redrive had moved back before. */
+  let movedBefore = 0;
   /** The actor of each message moved, in order. */
   const actors: string[] = [];
   /** The messages of other types taken, hidden until put back at the end, and their actors. */
@@ -220,6 +238,7 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
           if (to) otherActors.push(to);
           continue;
         }
+        if (redrivesOf(message) > 0) movedBefore++;
         await moveBack(sqs, inbox, message);
         await sqs.send(
           new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message.ReceiptHandle }),
@@ -241,7 +260,8 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
   const paused = await pausedActors(ctx, actors);
   const held = actors.filter((actor) => paused.includes(actor)).length;
   const parkedAt = paused.length > 0 ? { parkedAt: paused } : {};
-  ctx.print({ redriven: moved, left, ...parkedAt }, () =>
+  const before = movedBefore > 0 ? { redrivenBefore: movedBefore } : {};
+  ctx.print({ redriven: moved, left, ...before, ...parkedAt }, () =>
     [
       moved === 0
         ? type === undefined
@@ -253,6 +273,11 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
             (moved > held
               ? `; the other ${moved - held} each applied at most once, in its actor's turn`
               : ''),
+      ...(movedBefore > 0
+        ? [
+            `${movedBefore} of them had come back from an earlier redrive: unless their cause is fixed (the worker's log around their receives says why), they return here`,
+          ]
+        : []),
       ...(others.length > 0
         ? [`${others.length} message(s) to actors of other types left in it, as --type asked`]
         : []),
@@ -338,40 +363,6 @@ async function reading<T>(url: string, read: () => Promise<T>): Promise<T> {
   }
 }
 
-/** Sends `message` to the inbox as it was (body, group, Baton's attributes), under `redrive-<id>`. */
-async function moveBack(sqs: SQSClient, inbox: string, message: Message): Promise<void> {
-  try {
-    await sqs.send(
-      new SendMessageCommand({
-        QueueUrl: inbox,
-        MessageBody: message.Body ?? '',
-        MessageGroupId: message.Attributes?.MessageGroupId,
-        MessageDeduplicationId: `redrive-${message.MessageId}`,
-        ...(message.MessageAttributes ? { MessageAttributes: attributesOf(message) } : {}),
-      }),
-    );
-  } catch (error) {
-    throw new BatonError(
-      ErrorCode.UNAVAILABLE,
-      `the inbox refused a redriven message (${(error as Error).message}): it and those after it stay in the dead-letter queue; run the redrive again once the inbox takes it`,
-      { cause: error },
-    );
-  }
-}
-
-/** A received message's attributes as a send takes them (only what they hold: strings, bytes). */
-function attributesOf(message: Message): Record<string, MessageAttributeValue> {
-  const out: Record<string, MessageAttributeValue> = {};
-  for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {
-    out[name] = {
-      DataType: value.DataType,
-      ...(value.StringValue === undefined ? {} : { StringValue: value.StringValue }),
-      ...(value.BinaryValue === undefined ? {} : { BinaryValue: value.BinaryValue }),
-    };
-  }
-  return out;
-}
-
 function describe(message: Message, now: number): Peeked {
   const body = message.Body ?? '';
   const envelope = decodeEnvelope(body);
@@ -381,6 +372,7 @@ function describe(message: Message, now: number): Peeked {
     from: envelope?.from ?? '?',
     messageId: envelope?.id ?? message.MessageId ?? '?',
     sent: envelope ? `${duration(now - envelope.sentAt)} ago` : 'unknown',
+    redrives: redrivesOf(message),
     payload: clipped(envelope ? (JSON.stringify(envelope.payload) ?? 'undefined') : body),
     ...(envelope ? { envelope } : { body }),
   };

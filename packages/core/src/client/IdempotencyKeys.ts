@@ -18,6 +18,15 @@ import { receiptSecret, receiptSentAt } from './receipts.ts';
 export const CLAIM_CLOCK_MARGIN_MS = 60 * 60 * 1000;
 
 /**
+ * Where a read of the outcome of a key `claim` holds starts: at the claim's send, less
+ * {@link CLAIM_CLOCK_MARGIN_MS} (a retry's copy carries that send's `sentAt` or an earlier one,
+ * from a clock behind it); undefined for a claim that names no send.
+ */
+export function claimedFrom(claim: { readonly sentAt?: number }): number | undefined {
+  return claim.sentAt === undefined ? undefined : claim.sentAt - CLAIM_CLOCK_MARGIN_MS;
+}
+
+/**
  * The most outcome pages one read of a client may go through (64 KB of outcomes on DynamoDB):
  * `Client.outcome`, a retried `send` or `ask` looking for its first send's outcome, an
  * `ask` waiting for its reply. A read by id with no `sentAt`, or a retry days after its send,
@@ -110,9 +119,7 @@ export class IdempotencyKeys {
     const sent = receiptSentAt(await receiptSecret(store), messageId);
     if (sent !== undefined) return sent < oldest ? undefined : this.#read(messageId, sent);
     const claim = store.readClaim ? await store.readClaim(messageId) : undefined;
-    // A retry's copy carries the claim's sentAt or an earlier one, from a clock behind it.
-    if (claim)
-      return this.#read(messageId, Math.max(oldest, (claim.sentAt ?? 0) - CLAIM_CLOCK_MARGIN_MS));
+    if (claim) return this.#read(messageId, Math.max(oldest, claimedFrom(claim) ?? oldest));
     // No receipt and no claim: no door took a message of this id from this caller, and no page
     // is read for it. Only trusted code (an operator's tools) reads on, from `sentAt`, unless it
     // says the message was keyed and the store would have its claim.

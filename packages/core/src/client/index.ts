@@ -6,4 +6,4 @@
  */
 export { Client } from './Client.ts';
 export type { AskOptions, ClientOptions, SendOptions, SendResult } from './clientOptions.ts';
-export { CLAIM_CLOCK_MARGIN_MS, OUTCOME_READ_MAX_PAGES } from './IdempotencyKeys.ts';
+export { claimedFrom, OUTCOME_READ_MAX_PAGES } from './IdempotencyKeys.ts';

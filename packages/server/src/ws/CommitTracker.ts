@@ -7,7 +7,7 @@ import {
   type IdempotencyRecord,
   type Store,
 } from '@baton/core/adapter';
-import { CLAIM_CLOCK_MARGIN_MS, OUTCOME_READ_MAX_PAGES } from '@baton/core/client';
+import { claimedFrom, OUTCOME_READ_MAX_PAGES } from '@baton/core/client';
 import { positionOf, type ReadPosition, withNewest } from '../evaluation/ReadPosition.ts';
 
 /**
@@ -169,8 +169,7 @@ export class CommitTracker {
       return this.store.readIdempotency(messageId, undefined, BOUNDED_READ);
     const claim = await this.store.readClaim(messageId);
     if (!claim) return undefined;
-    const from = claim.sentAt === undefined ? undefined : claim.sentAt - CLAIM_CLOCK_MARGIN_MS;
-    return this.store.readIdempotency(messageId, from, BOUNDED_READ);
+    return this.store.readIdempotency(messageId, claimedFrom(claim), BOUNDED_READ);
   }
 
   #poll(watch: Watch, delayMs: number): void {
