@@ -3,6 +3,7 @@
  * the repository, every `baton` command it names is one the CLI has, and each package README's
  * install line says it waits for publication and what to do until then.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -53,6 +54,22 @@ describe("the repository's documents", () => {
     }
     expect(commands).toBeGreaterThan(100);
     expect(unknown).toEqual([]);
+  });
+
+  it('quote each log line operators search for as the code writes it', () => {
+    // The packages' `…_LOG` constants: what alarms filter on and the runbook tells to look for.
+    const sources = execFileSync('git', ['ls-files', 'packages/*/src/**.ts'], { cwd: root })
+      .toString()
+      .split('\n')
+      .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'));
+    const lines = sources.flatMap((file) =>
+      [...readFileSync(join(root, file), 'utf8').matchAll(/export const \w+_LOG = '([^']+)'/g)].map(
+        (match) => match[1]!,
+      ),
+    );
+    const runbook = readFileSync(join(root, 'docs/operations.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(lines.length).toBeGreaterThan(8);
+    expect(lines.filter((line) => !runbook.includes(`\`${line}\``))).toEqual([]);
   });
 
   it('tell a command the CLI has from one it has not', () => {

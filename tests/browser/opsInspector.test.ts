@@ -109,6 +109,19 @@ describe('baton inspect in Chromium', () => {
     // Back in the actor's inbox: the worker applies it, and the page shows no dead letter.
     await expect.poll(async () => (await deployment.queue.approximateCounts()).visible).toBe(1);
     expect(await text('error')).toBe('');
+    // Redriven, not applied yet: a purge now would leave that redrive nothing to apply. The
+    // page asks first and says so; dismissed, nothing is purged.
+    await page.reload();
+    const questions: string[] = [];
+    page.once('dialog', (dialog) => {
+      questions.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.locator('#dead-letters').getByRole('button', { name: 'purge' }).click();
+    await expect.poll(() => questions.length).toBe(1);
+    expect(questions[0]).toBe(
+      "Purge this dead letter? It is never applied. Its last redrive is not applied yet: purged now, that redrive applies nothing. To have it applied, do not purge: wait for its actor's turn.",
+    );
     await work();
     await page.reload();
     await expect.poll(() => text('dead-letter-count')).toBe('0');

@@ -552,6 +552,14 @@ describe('operator actions', () => {
       message: expect.stringContaining(
         "message nope is not failing at the head of alarm/a's inbox: none is failing there",
       ),
+    });
+    // A worker that dies on a message records no failure: the refusal says what holds it.
+    expect(
+      await endFailingMessage(store, 'alarm/a', 'nope', { by: 'ops' }).catch((e: unknown) => e),
+    ).toMatchObject({
+      message: expect.stringContaining(
+        'or a worker dies or times out on it, which records no failure (its log says: Task timed out; baton actors pause alarm/a holds',
+      ),
       details: { actorId: 'alarm/a', messageId: 'nope', failing: null },
     });
     // The ended message left the queue another way (SQS moved it to its dead-letter queue after

@@ -6,7 +6,14 @@
  */
 import { actor, ErrorCode, effect, RetryableError } from '@baton/core';
 import type { Queue, Store, TimerQueue } from '@baton/core/adapter';
-import { Sweeper, type TurnStart, type TurnStats, UNSENT_LOG, Worker } from '@baton/core/engine';
+import {
+  REDELIVERED_LOG,
+  Sweeper,
+  type TurnStart,
+  type TurnStats,
+  UNSENT_LOG,
+  Worker,
+} from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { recordingLogger, setup } from './helpers.ts';
@@ -153,6 +160,24 @@ describe('a Worker, batch by batch', () => {
       delays.push(...calls.filter(([kind]) => kind === 'release').map((call) => call[2]));
     }
     expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000]);
+  });
+
+  it('names the actor of messages delivered again, as after a worker died on them', async () => {
+    const infos: Array<{ message: string; fields: unknown }> = [];
+    const logger = {
+      ...recordingLogger().logger,
+      info: (message: string, fields: unknown) => infos.push({ message, fields }),
+    };
+    const h = setup({ actors: [Job], logger });
+    await h.client.send(Job.ref('a'), 'work', {});
+    // A worker took it and died (or timed out) before it could end the turn: nothing recorded.
+    expect(await h.backend.queue.receive({ max: 1, visibilityTimeoutMs: 0 })).toHaveLength(1);
+    await h.client.send(Job.ref('b'), 'work', {});
+    while ((await h.worker.poll()) > 0) {}
+    expect(infos.filter((l) => l.message === REDELIVERED_LOG)).toEqual([
+      { message: REDELIVERED_LOG, fields: { actor: 'job/a', receives: 2 } },
+    ]);
+    expect((await h.record('job/a'))?.state).toEqual({ done: 1 });
   });
 
   it('reports turns of actors to onTurnStart and onTurn, not runs of effects', async () => {

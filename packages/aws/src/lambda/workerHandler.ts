@@ -36,9 +36,17 @@ export function workerHandler(
   options: WorkerHandlerOptions,
 ): (event: SQSEvent) => Promise<SQSBatchResponse> {
   const { metrics, ...engine } = options;
-  const worker = new PushWorker(
-    createEngine(metrics && !engine.onTurn ? { ...engine, onTurn: turnMetrics(metrics) } : engine),
-  );
+  // The metrics' listener and the app's own, if any, are both told of each turn.
+  const record = metrics && turnMetrics(metrics);
+  const { onTurn } = engine;
+  const told: typeof onTurn =
+    record && onTurn
+      ? (turn) => {
+          record(turn);
+          onTurn(turn);
+        }
+      : (record ?? onTurn);
+  const worker = new PushWorker(createEngine({ ...engine, onTurn: told }));
   return async (event) => {
     // The event source received the records just before: their 12 hours run from about now.
     const receivedAt = worker.engine.clock.now();
@@ -90,7 +98,8 @@ export interface WorkerHandlerOptions extends EngineOptions<TurnStore, TurnQueue
    * Powertools Metrics (`new Metrics({ namespace, serviceName })` from
    * `@aws-lambda-powertools/metrics`), or anything alike: each turn is recorded
    * (`turnMetrics`: duration, batch size, applied, rejected, dead-lettered, parked, retried,
-   * version conflicts, errors) and published as EMF at the end of every invocation.
+   * version conflicts, errors) and published as EMF at the end of every invocation. An
+   * `onTurn` listener of the app's is told of each turn too.
    */
   readonly metrics?: MetricsRecorder & { publishStoredMetrics(): void };
 }

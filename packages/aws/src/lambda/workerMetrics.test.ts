@@ -12,12 +12,15 @@ import * as z from 'zod';
 import { createAwsClients } from '../createAwsClients.ts';
 import { createTable } from '../dynamodb/createTable.ts';
 import { DynamoStore } from '../dynamodb/DynamoStore.ts';
+import { DynamoTurnStore } from '../dynamodb/DynamoTurnStore.ts';
 import { capturedStdout } from '../fixtures/capturedStdout.ts';
 import { restoreEnvironment } from '../fixtures/environment.ts';
 import { LocalSqsEventSource } from '../local/LocalSqsEventSource.ts';
 import { createFifoQueue } from '../sqs/createFifoQueue.ts';
 import { SqsQueue } from '../sqs/SqsQueue.ts';
+import { SqsTurnQueue } from '../sqs/SqsTurnQueue.ts';
 import { workerFromEnvironment } from './fromEnvironment.ts';
+import { workerHandler } from './workerHandler.ts';
 import { workerMetricsFromEnvironment } from './workerMetrics.ts';
 
 const Gauge = actor({
@@ -46,8 +49,14 @@ describe("the deployed worker's turn metrics", () => {
     restoreEnvironment();
   });
 
-  /** Runs two messages through the worker built from the environment; returns stdout's EMF lines. */
-  async function emfOf(env: Record<string, string>) {
+  /**
+   * Runs two messages through the worker `build` makes (as the environment says, by default);
+   * returns stdout's EMF lines.
+   */
+  async function emfOf(
+    env: Record<string, string>,
+    build: () => ReturnType<typeof workerHandler> = () => workerFromEnvironment(app),
+  ) {
     const name = `metrics-${randomUUID().slice(0, 8)}`;
     await createTable(dynamodb, name);
     const { queueUrl } = await createFifoQueue(sqs, name, { visibilityTimeoutMs: 2000 });
@@ -60,7 +69,7 @@ describe("the deployed worker's turn metrics", () => {
     });
     const store = new DynamoStore({ client: dynamodb, tableName: name });
     const lines: string[] = [];
-    const handler = workerFromEnvironment(app);
+    const handler = build();
     const source = new LocalSqsEventSource({
       client: sqs,
       queueUrl,
@@ -100,6 +109,22 @@ describe("the deployed worker's turn metrics", () => {
     expect(directive.Metrics.map((m: { Name: string }) => m.Name)).toEqual(
       expect.arrayContaining(['TurnDuration', 'BatchSize', 'MessagesDeadLettered', 'TurnErrors']),
     );
+  });
+
+  it("go out beside an onTurn listener of the app's own, which is told of each turn too", async () => {
+    const told: string[] = [];
+    const emf = await emfOf({}, () =>
+      workerHandler({
+        actors: [Gauge],
+        store: new DynamoTurnStore({ client: dynamodb, tableName: process.env.BATON_TABLE! }),
+        queue: new SqsTurnQueue({ client: sqs, queueUrl: process.env.BATON_INBOX_URL! }),
+        metrics: workerMetricsFromEnvironment()!,
+        onTurn: (turn) => told.push(`${turn.actorId} ${turn.applied}`),
+      }),
+    );
+    const applied = emf.flatMap((line) => [line.MessagesApplied ?? []].flat());
+    expect(applied.reduce((n: number, v: number) => n + v, 0)).toBe(2);
+    expect(told.join(',')).toMatch(/^gauge\/g (1,gauge\/g 1|2)$/);
   });
 
   it('are off with BATON_METRICS=off: no EMF line, the messages still applied', async () => {

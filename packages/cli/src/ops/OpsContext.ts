@@ -167,8 +167,16 @@ export class OpsContext {
         ...OPERATOR_HTTP,
         ...(target.region ? { region: target.region } : {}),
       });
-      const { Arn } = await sts.send(new GetCallerIdentityCommand({}));
-      return Arn ?? 'unknown';
+      try {
+        const { Arn } = await sts.send(new GetCallerIdentityCommand({}));
+        return Arn ?? 'unknown';
+      } catch (error) {
+        throw new BatonError(
+          ErrorCode.UNAVAILABLE,
+          `could not tell who acts, for the audit line (STS GetCallerIdentity: ${(error as Error).message}): nothing was changed; renew your AWS credentials, or pass --operator <name>`,
+          { cause: error },
+        );
+      }
     })();
     return this.#operator;
   }
@@ -199,15 +207,21 @@ export class OpsContext {
     this.io.err(`baton audit ${JSON.stringify({ at, by, action, ...details })}`);
   }
 
-  /** Goes on only with `--yes` or a "yes" on the terminal; refuses otherwise. */
+  /**
+   * Goes on only with `--yes` or a "yes" on the terminal; refuses otherwise. Who acts is known
+   * before it goes on: an action is audited once done, and one whose operator could not be told
+   * would be done and not audited.
+   */
   async confirm(question: string): Promise<void> {
-    if (this.values.yes) return;
-    if (this.io.confirm && (await this.io.confirm(question))) return;
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      this.io.confirm
-        ? 'not confirmed: nothing was changed'
-        : `${question} — refused without a terminal to ask: pass --yes to confirm`,
-    );
+    const { confirm } = this.io;
+    if (!this.values.yes && !confirm) {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        `${question} — refused without a terminal to ask: pass --yes to confirm`,
+      );
+    }
+    await this.operator();
+    if (this.values.yes || (await confirm!(question))) return;
+    throw new BatonError(ErrorCode.INVALID_ARGUMENT, 'not confirmed: nothing was changed');
   }
 }

@@ -29,6 +29,13 @@ interface Drained {
  */
 export const UNSENT_LOG = 'sends committed, not sent yet: the next turn or a sweep sends them';
 
+/**
+ * What a worker logs (at info, with `actor` and `receives`) when an actor's messages come again:
+ * after a failure logged as such, or after a worker died or timed out on them, which names no
+ * actor (Lambda's `Task timed out`), and records no failure.
+ */
+export const REDELIVERED_LOG = 'messages delivered again';
+
 const TIMERS_NOT_ARMED = 'timers committed but not armed: the sweeper will fire them';
 
 /** The outcome of processing one received batch. */
@@ -92,6 +99,8 @@ export class PushWorker {
     await Promise.all(
       [...groups].map(async ([actorId, messages]) => {
         const started = this.engine.onTurn ? performance.now() : 0;
+        const receives = messages[0]!.receiveCount;
+        if (receives > 1) this.engine.logger.info(REDELIVERED_LOG, { actor: actorId, receives });
         // An effect's group is not a turn: only actors' turns are reported.
         if (this.engine.onTurnStart && effectOf(actorId) === undefined) {
           this.#reportStart(actorId, messages);

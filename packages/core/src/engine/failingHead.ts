@@ -106,7 +106,7 @@ function notFailing(record: ActorRecord, messageId: string, followUp: FollowUp):
     ? `the message failing there is ${failing.id} (${failingSummary(failing)})`
     : record.paused
       ? `none is failing there: ${record.id} is paused, so a message that was failing is parked (its handler runs again once resumed, and can be ended then if it fails), or was applied or dead-lettered before`
-      : 'none is failing there: it was applied or dead-lettered, or never failed';
+      : `none is failing there: it was applied or dead-lettered, or never failed, or a worker dies or times out on it, which records no failure (its log says: Task timed out; ${followUp`actors pause ${record.id}`} holds the actor's messages, that one too, until resumed)`;
   return new BatonError(
     ErrorCode.NOT_FOUND,
     `message ${messageId} is not failing at the head of ${record.id}'s inbox: ${instead}; ${followUp`actors get ${record.id}`} shows it, and ${followUp`dead-letters list`} the letters kept`,

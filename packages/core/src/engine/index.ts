@@ -87,6 +87,7 @@ export {
 export {
   type ProcessResult,
   PushWorker,
+  REDELIVERED_LOG,
   releaseReach,
   retryDelays,
   UNSENT_LOG,

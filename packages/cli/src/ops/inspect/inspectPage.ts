@@ -124,7 +124,7 @@ function letters(list, withActor, empty) {
       + (l.trail ? trail(l.trail) : '') + '</td><td class="bad">'
       + esc(l.code) + ': ' + esc(l.error) + '</td><td>' + l.attempts + '</td><td>' + time(l.at) + '</td><td>'
       + (l.parked === undefined && l.redrivable ? redriveButton(l) : '')
-      + (l.parked === undefined ? button('purge', { actorId: l.actorId, messageId: l.messageId, ...(l.askReply ? { askReply: true } : {}) }, 'purge') : '#' + l.parked)
+      + (l.parked === undefined ? button('purge', { actorId: l.actorId, messageId: l.messageId, ...(l.askReply ? { askReply: true } : {}), ...(redriveInFlight(l) ? { inFlight: true } : {}) }, 'purge') : '#' + l.parked)
       + '</td></tr>'), empty);
 }
 
@@ -133,6 +133,9 @@ function letters(list, withActor, empty) {
 // applied yet (do not purge it meanwhile) or did not apply it (the letter was kept again).
 const trail = (t) => t.lines.map((line) => '<br><small data-testid="letter-trail" class="'
   + (t.lastRedrive && t.lastRedrive.result === 'notAppliedYet' && line.startsWith('redriven') ? 'bad' : '') + '">' + esc(line) + '</small>').join('');
+
+// Whether a letter's last redrive is not applied yet: a purge now would leave it nothing to apply.
+const redriveInFlight = (l) => l.trail?.lastRedrive?.result === 'notAppliedYet';
 
 // A letter a plain redrive refuses is redriven with force, once confirmed, its reason shown: its
 // sender was answered DEAD_LETTERED, or it was kept as too old to tell whether it was applied.
@@ -204,6 +207,7 @@ document.addEventListener('click', (event) => {
   if (act.dataset.action === 'end-failing' && !confirm('End this failing message? Its next delivery keeps it as a dead letter'
     + ' without running its handler, and the actor goes on with the messages behind it.')) return;
   if (act.dataset.action === 'purge' && !confirm('Purge this dead letter? It is never applied.'
+    + (body.inFlight ? " Its last redrive is not applied yet: purged now, that redrive applies nothing. To have it applied, do not purge: wait for its actor's turn." : '')
     + (body.askReply ? ' It is the reply to an ask: if the ask still waits, its timeout is left to fire, and its continuation runs once, with ASK_TIMEOUT.' : ''))) return;
   if (body.answered !== undefined && !confirm('When it was kept, ' + body.answered
     + '. Redriven, it changes its actor after that answer. Redrive it anyway?')) return;
@@ -212,6 +216,7 @@ document.addEventListener('click', (event) => {
   delete body.answered;
   delete body.tooOldToTell;
   delete body.askReply;
+  delete body.inFlight;
   act.disabled = true;
   run(async () => {
     const response = await fetch('/_baton/api/' + act.dataset.action, {
