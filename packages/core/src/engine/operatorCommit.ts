@@ -5,7 +5,8 @@
  */
 import { readConflict } from '../adapter/conflicts.ts';
 import type { Commit, Store } from '../adapter/ports.ts';
-import type { ActorRecord } from '../adapter/storedRecords.ts';
+import { type ActorRecord, RECORD_FORMAT } from '../adapter/storedRecords.ts';
+import { BatonError, ErrorCode } from '../errors.ts';
 import { lifeId } from '../shared/random.ts';
 import { NO_STATE_VERSION } from '../stateVersions.ts';
 import type { FollowUp } from './followUp.ts';
@@ -30,6 +31,20 @@ type Change = (record: ActorRecord) => Promise<Edit | undefined> | Edit | undefi
 
 const ATTEMPTS = 16;
 
+/**
+ * Refuses a record a newer Baton wrote, as a worker does (see `checkFormat`): written back by
+ * this code, it would lose what this code does not know of it.
+ */
+function refuseNewerFormat(record: ActorRecord): void {
+  const format = record.format ?? 1;
+  if (format <= RECORD_FORMAT) return;
+  throw new BatonError(
+    ErrorCode.INVALID_STATE,
+    `the record of ${record.id} has format ${format}, written by a newer Baton than this tool's (format ${RECORD_FORMAT}): nothing was changed; run the Baton the workers run (its CLI, or its inspector) to act on it`,
+    { details: { actorId: record.id, format, supported: RECORD_FORMAT } },
+  );
+}
+
 /** Commits `change` on the actor's current record, again on each version conflict. */
 export async function changeRecord(
   store: Store,
@@ -39,6 +54,7 @@ export async function changeRecord(
 ): Promise<ActorRecord> {
   for (let attempt = 1; ; attempt++) {
     const stored = await store.load(actorId);
+    if (stored) refuseNewerFormat(stored);
     // An actor with no record (never committed, or its record expired): a record without state,
     // read as the initial one. It holds nothing, so it expires at once, as a halted record would:
     // kept while paused or holding parked messages (deletableAt), and for good only once a
