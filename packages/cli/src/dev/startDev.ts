@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { basename, dirname, join, relative } from 'node:path';
 import type { Duplex } from 'node:stream';
@@ -10,9 +10,11 @@ import { DevDoor } from './DevDoor.ts';
 import type { DevOptions } from './DevOptions.ts';
 import { FolderWatcher, watchedFolders } from './FolderWatcher.ts';
 import { forwardRequest, forwardUpgrade } from './forward.ts';
+import { HOST, listen } from './listen.ts';
 import { LOCAL_TARGET_PATH, localTarget } from './localTarget.ts';
 import { appPageHtml, buildErrorScript, inspectorHtml, landingHtml } from './pages.ts';
 import type { ChildConfig } from './protocol.ts';
+import { refusalNotes, refuseRequest, refuseUpgrade } from './refusals.ts';
 import { newSecret } from './secrets.ts';
 import { findTypeProject, TypeChecker } from './TypeChecker.ts';
 
@@ -26,21 +28,6 @@ export interface DevServer {
   appPid(): number | undefined;
   close(): Promise<void>;
 }
-
-const HOST = '127.0.0.1';
-/** How many distinct refusals a run prints (each once) before it prints no more. */
-const MAX_REFUSALS_PRINTED = 50;
-
-/**
- * The error code of a request the door refuses (400: not JSON; 403: not allowed; 404: the other
- * port's), as the ingress answers it.
- */
-const refusedCode = (status: number) =>
-  status === 400
-    ? ErrorCode.INVALID_ARGUMENT
-    : status === 404
-      ? ErrorCode.NOT_FOUND
-      : ErrorCode.FORBIDDEN;
 
 /**
  * Serves an app on one port: its page, the WebSocket and the HTTP ingress; and the inspector on
@@ -116,15 +103,8 @@ export async function startDev(
   }
 
   const upgraded = new Set<Duplex>();
-  // A refusal's reason is printed here, once each: a browser shows a refused WebSocket only as
-  // close code 1006, and keeps a refused cross-origin answer from the page. Bounded, as a
-  // rebinding page may name any number of hosts.
-  const refusals = new Set<string>();
-  const noteRefusal = (what: string, message: string) => {
-    if (refusals.has(message) || refusals.size >= MAX_REFUSALS_PRINTED) return;
-    refusals.add(message);
-    log(`baton dev: refused ${what}: ${message}`);
-  };
+  // A refusal's reason is printed here, once each (see refusals.ts).
+  const noteRefusal = refusalNotes(log);
   let origin = '';
   let inspectorOrigin = '';
   let door: DevDoor | undefined;
@@ -143,11 +123,7 @@ export async function startDev(
     const answer = door.check({ method: request.method ?? 'GET', path, headers: request.headers });
     if (answer.kind === 'refuse') {
       noteRefusal(`${request.method} ${path}`, answer.message);
-      return response
-        .writeHead(answer.status, { 'content-type': 'application/json' })
-        .end(
-          JSON.stringify({ error: { code: refusedCode(answer.status), message: answer.message } }),
-        );
+      return refuseRequest(response, answer.status, answer.message);
     }
     if (answer.kind === 'preflight') return response.writeHead(204, answer.headers).end();
     for (const [name, value] of Object.entries(answer.headers)) response.setHeader(name, value);
@@ -232,11 +208,7 @@ export async function startDev(
       const answer = door().checkUpgrade(request.headers);
       if (answer.kind === 'refuse') {
         noteRefusal('a WebSocket', answer.message);
-        const body = `${answer.message}\n`;
-        socket.end(
-          `HTTP/1.1 ${answer.status} Forbidden\r\ncontent-type: text/plain; charset=utf-8\r\n` +
-            `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
-        );
+        refuseUpgrade(socket, answer.status, answer.message);
         return;
       }
       upgraded.add(socket);
@@ -377,26 +349,6 @@ export async function startDev(
       return closing;
     },
   };
-}
-
-/**
- * Listens on 127.0.0.1:`port`; rejects with what to do when it cannot: `whose` follows the port
- * in the message, `option` is the option that chooses it.
- */
-async function listen(server: Server, port: number, whose: string, option: string): Promise<void> {
-  try {
-    await new Promise<void>((done, reject) => {
-      server.once('error', reject).listen(port, HOST, done);
-    });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      code === 'EADDRINUSE'
-        ? `port ${port}${whose} is in use: stop what uses it, or pass ${option} <another> (0 picks a free one)`
-        : `cannot listen on ${HOST}:${port}${whose}: ${(error as Error).message}`,
-    );
-  }
 }
 
 /** A path relative to the working directory when it is inside it, else absolute. */

@@ -13,9 +13,10 @@ import type {
   Timer,
 } from '../adapter/storedRecords.ts';
 import { ErrorCode, type SerializedError } from '../errors.ts';
-import { CommitBuilder, outboxItemOverhead } from './CommitBuilder.ts';
+import { CommitBuilder } from './CommitBuilder.ts';
 import { pruneMarks } from './channels.ts';
 import type { MessageEffects } from './commitParts.ts';
+import { outboxItemOverhead } from './outboxItemOverhead.ts';
 
 const ACTOR = 'sender/a';
 

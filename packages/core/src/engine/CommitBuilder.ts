@@ -7,42 +7,13 @@ import type {
   ActorRecord,
   DeadLetter,
   IdempotencyRecord,
-  OutboxItem,
   Timer,
 } from '../adapter/storedRecords.ts';
 import type { Writable } from '../shared/Writable.ts';
 import type { MessageEffects, PendingWrites } from './commitParts.ts';
+import { EMPTY_MAP, EMPTY_SET, NONE, writable } from './emptyCollections.ts';
+import { outboxItemOverhead } from './outboxItemOverhead.ts';
 import { closePage, outgrowsPage } from './outcomePages.ts';
-
-/**
- * The widest JSON number (`-0.0000012345678901234567`): the room kept for an item's
- * `createdAt`, which is known only when the commit is taken.
- */
-const MAX_JSON_NUMBER_BYTES = 25;
-
-/**
- * Bytes an outbox item of `actorId` starting at `seq` takes besides its envelopes, as
- * `checkCommit` measures it: `jsonSize` of `{ actorId, seq, envelopes: [], createdAt, life }`
- * with `createdAt` at its widest, less the one byte that each envelope's share (`jsonSize + 1`)
- * counts for the comma before it and the first envelope has none of. The builder sizes items
- * for its record's id and life (an item apart carries the life), the `actorId` that `take` is
- * given.
- *
- * @example
- * outboxItemOverhead('account/alice', 7); // 87
- * outboxItemOverhead('account/alice', 7, 'k3j9x2m1qa0z'); // 109
- */
-export function outboxItemOverhead(actorId: string, seq: number, life?: string): number {
-  const empty = {
-    actorId,
-    seq,
-    envelopes: [],
-    createdAt: 0,
-    ...(life && { life }),
-  } satisfies OutboxItem;
-  // `createdAt: 0` is 1 byte of JSON; the first envelope has no comma before it.
-  return jsonSize(empty) - 1 + MAX_JSON_NUMBER_BYTES - 1;
-}
 
 /**
  * Accumulates the effects of a batch's messages into one commit, and says when the next
@@ -389,22 +360,6 @@ export class CommitBuilder {
       ? pageEntryBytes(idempotency, json)
       : json;
   }
-}
-
-/** An empty list, shared: only read. */
-const NONE: readonly never[] = [];
-
-/** An empty map and set, shared: never written (see {@link writable}). */
-const EMPTY_MAP: ReadonlyMap<never, never> = new Map<never, never>();
-const EMPTY_SET: ReadonlySet<never> = new Set<never>();
-
-/** `collection` to write to: a new one in place of the shared empty one. */
-function writable<K, V>(collection: ReadonlyMap<K, V>): Map<K, V>;
-function writable<K>(collection: ReadonlySet<K>): Set<K>;
-function writable<K, V>(collection: ReadonlyMap<K, V> | ReadonlySet<K>): Map<K, V> | Set<K> {
-  if (collection === EMPTY_MAP) return new Map();
-  if (collection === EMPTY_SET) return new Set();
-  return collection as Map<K, V> | Set<K>;
 }
 
 const overflowKey = (mark: OverflowMark) => `${mark.kind}\u0000${mark.peer}`;

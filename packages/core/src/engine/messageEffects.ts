@@ -4,8 +4,7 @@
  * from, with the inbox offset and the sender's mark moved past the message. A message the turn
  * ends as a dead letter is in keptLetters.ts.
  */
-import type { AnyActorDefinition } from '../actor.ts';
-import { jsonSize, versionConflict } from '../adapter/conflicts.ts';
+import { jsonSize } from '../adapter/conflicts.ts';
 import { type Envelope, INGRESS, parseActorId } from '../adapter/envelope.ts';
 import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
@@ -22,10 +21,12 @@ import type { RecordDraft } from './copyRecord.ts';
 import type { TurnEngine } from './createEngine.ts';
 import { createHandlerContext } from './createHandlerContext.ts';
 import type { Inbound } from './Inbound.ts';
+import { isInitial, leftAsNew } from './initialState.ts';
 import { appliedProof, deadLetter } from './keptLetters.ts';
 import { maxOutcomeBytes, outcomeTooLarge } from './outcomePages.ts';
 import { failedOutcome, idempotencyFor } from './outcomes.ts';
 import { askReply, askReplyRefused, outgoing } from './outgoing.ts';
+import { recordConfirmation } from './recordConfirmation.ts';
 import { withRecord } from './recordRoom.ts';
 import { HALT_TIMER_REMOVALS, stamped } from './timers.ts';
 import {
@@ -237,35 +238,6 @@ export async function applyMessage(
   return applied;
 }
 
-/**
- * Whether a handling left its actor as a new one: in its initial state, with no timer set and no
- * page of state written.
- */
-function leftAsNew(
-  definition: AnyActorDefinition,
-  current: ActorRecord,
-  state: unknown,
-  effects: { readonly timers: ReadonlyMap<string, unknown>; readonly pages: readonly unknown[] },
-): boolean {
-  if (effects.timers.size > 0 || effects.pages.length > 0) return false;
-  return sameAsInitial(definition, current, state);
-}
-
-/** Whether `state` (as JSON) is what `initial()` returns for `current`'s key. */
-function isInitial(definition: AnyActorDefinition, current: ActorRecord, state: unknown): boolean {
-  try {
-    return sameAsInitial(definition, current, state);
-  } catch {
-    return false;
-  }
-}
-
-/** {@link isInitial}, but an `initial()` that throws throws here. */
-function sameAsInitial(definition: AnyActorDefinition, current: ActorRecord, state: unknown) {
-  const initial = definition.initial(parseActorId(current.id)!.key);
-  return JSON.stringify(state) === JSON.stringify(asJson(initial));
-}
-
 /** `record` without its `expiresAt`: copied only when it has one (a halted actor's). */
 function withoutExpiry(record: ActorRecord): ActorRecord {
   if (record.expiresAt === undefined) return record;
@@ -390,28 +362,3 @@ function admissionEffects(engine: TurnEngine, admission: Admission): Partial<Mes
 }
 
 const firedTimer = (timer: Timer) => new Map([[timer.id, null]]);
-
-/**
- * Confirms, once for the handling, that the store still holds version `baseVer` of `record`,
- * the one the turn builds on: a warm copy may be older than what another worker committed since.
- * Rejects with a version conflict carrying the store's record otherwise — an error of its own,
- * which the turn tells from any a handler throws.
- */
-function recordConfirmation(
-  engine: TurnEngine,
-  record: ActorRecord,
-  baseVer: number,
-): { check(): Promise<void>; refused(error: unknown): boolean } {
-  let checking: Promise<void> | undefined;
-  let conflict: BatonError | undefined;
-  return {
-    check: () =>
-      (checking ??= engine.store.load(record.id).then((stored) => {
-        if ((stored?.ver ?? 0) === baseVer && stored?.life === record.life) return;
-        conflict = versionConflict(record.id, stored);
-        throw conflict;
-      })),
-    /** Whether `error` is this check's refusal. */
-    refused: (error) => error !== undefined && error === conflict,
-  };
-}

@@ -51,6 +51,19 @@ export class HistoryCursor {
     return this.#sealed.length;
   }
 
+  /**
+   * Whether `state` may be the record the last drive left on record `from`, changed since only
+   * by the handlers: as many entries in pages, `seq` commands in all, no fewer completions.
+   */
+  follows(from: WorkflowState, state: WorkflowState, seq: number): boolean {
+    const base = this.#sealed.length;
+    return (
+      sealedCount(state) === base &&
+      base + state.journal.length === seq &&
+      state.completed >= from.completed
+    );
+  }
+
   /** The journaled completion this replay resolves next, if any is left. */
   get next(): JournalEntry | undefined {
     return this.#byOrder[this.#next];

@@ -4,7 +4,7 @@
  * a race loser's undo is still under way.
  */
 import { errorFromJSON } from '../errors.ts';
-import type { JournalEntry } from './journal.ts';
+import { entryAt, type JournalEntry, type WorkflowState } from './journal.ts';
 import { journaled } from './replayErrors.ts';
 import type { Slot } from './replayTypes.ts';
 
@@ -57,12 +57,30 @@ export class ReplaySlots {
     return first;
   }
 
-  /** Whether a call with a compensation is under way (see `Replayer.#startRunner`). */
+  /** Whether a call with a compensation is under way (see `startRunner`). */
   callsUnderWay(): boolean {
     for (const slot of this.#slots.values()) {
       if (slot.compensable && slot.entry.state === 'pending') return true;
     }
     return false;
+  }
+
+  /**
+   * Moves the slots over from record `from` to `to`, a later turn's (see `Replayer.continueWith`):
+   * entries in pages (the first `base`) are final, and their slots keep them; the record's (pinned
+   * or in its journal) are `to`'s objects from now on. False, and nothing changed, when `to` does
+   * not hold one of them as it was.
+   */
+  carryOver(from: WorkflowState, to: WorkflowState, base: number): boolean {
+    const live = [...this.#slots.values()].filter(
+      (slot) => slot.seq >= base || entryAt(from, slot.seq) !== undefined,
+    );
+    for (const slot of live) {
+      const entry = entryAt(to, slot.seq);
+      if (!entry || entry.kind !== slot.entry.kind || entry.name !== slot.entry.name) return false;
+    }
+    for (const slot of live) slot.entry = entryAt(to, slot.seq) as JournalEntry;
+    return true;
   }
 
   /** Whether a race's losing call is under way (its compensation runs once its reply came). */

@@ -12,17 +12,16 @@
  */
 import { type BatonError, withheld } from '../errors.ts';
 import { cancelCommands, leftByFailedRun } from './cancelCommands.ts';
-import { checkOutput } from './checkOutput.ts';
+import { mismatch, neverReached, reissue, unexpectedCommand } from './commandMatching.ts';
+import { drain } from './drain.ts';
 import { handOver } from './eventWaits.ts';
 import { HistoryCursor } from './HistoryCursor.ts';
 import {
   type CommandKind,
-  entryAt,
   type JournalEntry,
   type Outcome,
   recordCompletion,
   recordEntries,
-  sealedCount,
   type WorkflowState,
 } from './journal.ts';
 import { journalError } from './journalError.ts';
@@ -39,16 +38,10 @@ import {
 import { LogPlace } from './replayLogger.ts';
 import type { DriveResult, ReplayHost, Slot } from './replayTypes.ts';
 import { SagaRunner } from './SagaRunner.ts';
-import { keepCompensation, sagaOrder } from './sagaStart.ts';
-import { attemptStep, unarmed, unfinishedAttempts } from './steps.ts';
+import { leftToUndo, startRunner } from './sagaStart.ts';
+import { type RunEnd, startRun } from './startRun.ts';
+import { attemptStep, waitsForCommit } from './steps.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
-
-const macrotask: (fn: () => void) => void =
-  typeof globalThis.setImmediate === 'function'
-    ? (fn) => globalThis.setImmediate(fn)
-    : (fn) => setTimeout(fn, 0);
-/** Resolves once every microtask the run queued has run (the run awaits only commands). */
-const drain = () => new Promise<void>((resolve) => macrotask(resolve));
 
 export class Replayer {
   readonly definition: AnyWorkflowDefinition;
@@ -62,7 +55,7 @@ export class Replayer {
   #divergence: BatonError | undefined;
   /** The compensations the run kept, and the undos of race losers. */
   readonly sagas = new SagaRunner(() => new ReplayContext(this, 'runner'));
-  #run: { ok: true; value: unknown } | { ok: false; error: unknown } | undefined;
+  #run: RunEnd | undefined;
   /** A step's attempt is under way (see `logsLine`). */
   #attempting = false;
   readonly #logPlace = new LogPlace();
@@ -128,40 +121,20 @@ export class Replayer {
     if (origin === 'run' && this.#ended(seq)) return undefined;
     const existing = this.#entry(seq);
     if (existing) {
-      if (existing.kind !== kind || existing.name !== name) {
-        this.diverge(
-          `command ${seq} of the history is ${existing.kind} "${existing.name}", but the code now issues ${kind} "${name}" there`,
-          existing,
-        );
-        return undefined;
-      }
-      // The actor it went to (an entry journaled before entries named it is taken as it is).
-      const went = existing.kind === 'child' ? existing.child : existing.to;
-      if (to !== undefined && went !== undefined && went !== to) {
-        this.diverge(
-          `command ${seq} of the history is ${kind} "${name}" to ${went}, but the code now issues it to ${to} there (was the target drawn from Math.random, Date.now or outside state? use ctx.random, ctx.now or a step)`,
-          existing,
-        );
+      const wrong = mismatch(existing, seq, kind, name, to);
+      if (wrong !== undefined) {
+        this.diverge(wrong, existing);
         return undefined;
       }
       this.#seq++;
-      const slot = this.#slots.open(existing, false);
-      // A result that came as the command was issued resolves as it did then.
-      if (existing.inline && existing.order === this.#history.next?.order) {
-        this.#history.took();
-        settle(slot);
-      }
-      return slot;
+      return reissue(this.#slots, this.#history, existing);
     }
     // A run that ended or is being cancelled issues nothing more: also not on a replay whose
     // history goes on with the saga runner's commands.
     if (origin === 'run' && this.state.ending) return undefined;
     const expected = this.#history.next;
     if (expected) {
-      this.diverge(
-        `the code issues ${kind} "${name}" (command ${seq}) where the history has none before ${expected.kind} "${expected.name}" (command ${expected.seq}) completes`,
-        expected,
-      );
+      this.diverge(unexpectedCommand(seq, kind, name, expected), expected);
       return undefined;
     }
     if (origin === 'run' && this.#frozen) return undefined;
@@ -282,25 +255,8 @@ export class Replayer {
   continueWith(state: WorkflowState, host: ReplayHost): boolean {
     // Every result of the last drive's record is resolved in memory already.
     const settled = this.state.completed;
-    const base = this.#history.sealedCount;
-    if (
-      !this.resumable ||
-      sealedCount(state) !== base ||
-      base + state.journal.length !== this.#seq ||
-      state.completed < settled
-    ) {
-      return false;
-    }
-    // Entries in pages are final: their slots keep them. The record's (pinned or in its
-    // journal) are the new record's objects from now on.
-    const live = [...this.#slots.values()].filter(
-      (slot) => slot.seq >= base || entryAt(this.state, slot.seq) !== undefined,
-    );
-    for (const slot of live) {
-      const entry = entryAt(state, slot.seq);
-      if (!entry || entry.kind !== slot.entry.kind || entry.name !== slot.entry.name) return false;
-    }
-    for (const slot of live) slot.entry = entryAt(state, slot.seq) as JournalEntry;
+    if (!this.resumable || !this.#history.follows(this.state, state, this.#seq)) return false;
+    if (!this.#slots.carryOver(this.state, state, this.#history.sealedCount)) return false;
     this.#history.carryOver(state, settled);
     this.state = state;
     this.host = host;
@@ -326,10 +282,7 @@ export class Replayer {
         // The history's next result is the saga runner's (a compensation step, or a command a
         // call's compensation issued): the run is quiescent, so the runner starts here again.
         if (this.state.ending && this.#startRunner()) continue;
-        this.diverge(
-          `the history's ${expected.kind} "${expected.name}" (command ${expected.seq}) is never reached: the code removed or moved it`,
-          expected,
-        );
+        this.diverge(neverReached(expected), expected);
         continue;
       }
       if (this.state.ending && this.#startRunner()) continue;
@@ -337,10 +290,7 @@ export class Replayer {
         (e) => e.state === 'pending' && !this.#slots.has(e.seq),
       );
       if (lost) {
-        this.diverge(
-          `the history's pending ${lost.kind} "${lost.name}" (command ${lost.seq}) is never reached: the code removed or moved it`,
-          lost,
-        );
+        this.diverge(neverReached(lost, 'pending '), lost);
         continue;
       }
       const compensated = this.sagas.finished;
@@ -358,12 +308,7 @@ export class Replayer {
             error: text,
           }),
         );
-        const undo =
-          this.sagas.compensations.length > 0 ||
-          unfinishedAttempts(this.#slots.values()).length > 0 ||
-          this.#slots.callsUnderWay() ||
-          this.#undoUnderWay();
-        if (!undo || !this.host) return { kind: 'failed', error };
+        if (!leftToUndo(this.sagas, this.#slots) || !this.host) return { kind: 'failed', error };
         const ending = journalError(error.toJSON());
         this.state.ending = { status: 'failed', error: ending, seq: this.#seq };
         this.#endRun();
@@ -378,22 +323,7 @@ export class Replayer {
       }
       if (!runnable || !this.host) return { kind: 'suspended', more: false };
       if (executed >= this.#maxSteps) return { kind: 'suspended', more: true };
-      // What a step may carry outside is committed before it runs, so that a turn that crashes
-      // after the step leaves no trace that the next attempt would not match: a compensation
-      // (a step with one is armed first, and any attempt of it is then undone, see
-      // `#unfinishedAttempts`), and the values the run drew this turn (a step that passed out a
-      // `ctx.uuid()` or a callback's token, or that the run named by `ctx.now()`, would
-      // otherwise see another on its next attempt).
-      if (this.#drawn || unarmed(runnable)) {
-        for (const slot of this.#slots.values()) if (unarmed(slot)) slot.entry.attempts = 0;
-        return { kind: 'suspended', more: true };
-      }
-      // Nor does a step run on a record that holds earlier messages of the turn, uncommitted:
-      // what they drew or armed is not committed either (their commit may fail, and its redo
-      // draw again), even though this drive drew nothing. They commit first, and the turn
-      // drives again on the committed record.
-      if (this.host.commitFirst) {
-        this.host.commitFirst();
+      if (waitsForCommit(this.#drawn, runnable, this.#slots.values(), this.host)) {
         return { kind: 'suspended', more: true };
       }
       executed++;
@@ -424,25 +354,9 @@ export class Replayer {
   /** Starts the run, once: later drives go on with it. */
   #start(): void {
     this.#started = true;
-    const ctx = new ReplayContext(this, 'run');
-    Promise.resolve()
-      .then(() => this.definition.run(ctx, this.state.input))
-      .then(
-        (value) => {
-          // An output its schema refuses, not JSON or too large to journal is the run failing:
-          // its saga unwinds. A history that completed (a check replay) replays as it ended.
-          const output =
-            this.state.status === 'completed'
-              ? { ok: true as const, output: value }
-              : checkOutput(this.definition, value, this.host?.self.key);
-          this.#run = output.ok
-            ? { ok: true, value: output.output }
-            : { ok: false, error: output.error };
-        },
-        (error) => {
-          this.#run = { ok: false, error };
-        },
-      );
+    startRun(this, new ReplayContext(this, 'run'), (run) => {
+      this.#run = run;
+    });
   }
 
   /**
@@ -459,15 +373,6 @@ export class Replayer {
 
   /** Starts the saga runner (once) when the run has ended and nothing it waits for is under way. */
   #startRunner(): boolean {
-    if (this.sagas.started || !this.state.ending) return false;
-    // A call under way may yet be applied: the runner starts once its reply came (and kept its
-    // compensation, to run first) or it failed. Its reply is journaled before the runner's
-    // commands, so a replay starts the runner at the same place.
-    if (this.#slots.callsUnderWay() || this.#undoUnderWay()) return false;
-    for (const slot of unfinishedAttempts(this.#slots.values()))
-      keepCompensation(this, slot, undefined);
-    const order = sagaOrder(this.sagas.compensations, (id) => this.#marked(id));
-    this.sagas.start(this.definition.compensationRetry, order);
-    return true;
+    return startRunner(this, this.#slots, (id) => this.#marked(id));
   }
 }

@@ -62,7 +62,7 @@ export interface Slot {
   step?: { fn: (info: { key: string; attempt: number }) => unknown; options: StepOptions<unknown> };
   /** How many steps and compensations of its name this replay issued before it. */
   readonly nth: number;
-  /** A call with a compensation: the saga runner waits for its reply (see `#startRunner`). */
+  /** A call with a compensation: the saga runner waits for its reply (see `startRunner`). */
   compensable?: true;
   /** A compensable call that lost a race: its compensation runs as soon as its reply came. */
   undo?: true;

@@ -1,12 +1,14 @@
 /**
- * What a run's saga runner undoes, and in which order: the compensation a step keeps, and the
+ * What a run's saga runner undoes, in which order, and when it starts: the compensation a step keeps, and the
  * patches a saga's history holds where its runner starts, which say the order it undoes in (a
  * saga an earlier Baton began replays as it ran).
  */
 import type { WorkflowState } from './journal.ts';
+import type { ReplaySlots } from './ReplaySlots.ts';
 import type { ReplayHost, Slot } from './replayTypes.ts';
 import type { Compensation, SagaRunner } from './SagaRunner.ts';
-import { stepKey } from './steps.ts';
+import { stepKey, unfinishedAttempts } from './steps.ts';
+import type { AnyWorkflowDefinition } from './workflow.ts';
 
 /** What begins the names of Baton's own patches in a history; an app's may not. */
 export const BATON_PATCH = 'baton:';
@@ -69,4 +71,46 @@ export function sagaOrder(
     kept.some((compensation) => !compensation.step && compensation.attempted) &&
     marked(SAGA_UNREPLIED_CALLS);
   return { byCommand, unrepliedCalls };
+}
+
+/**
+ * Whether a failed run leaves its saga runner something to undo: a compensation kept, a
+ * compensable step that may have been attempted, or a compensable call or a race loser's undo
+ * under way (the run's commands are `slots`).
+ */
+export function leftToUndo(sagas: SagaRunner, slots: ReplaySlots): boolean {
+  return (
+    sagas.compensations.length > 0 ||
+    unfinishedAttempts(slots.values()).length > 0 ||
+    slots.callsUnderWay() ||
+    sagas.undoing ||
+    slots.undoUnderWay()
+  );
+}
+
+/** The replayer, as it starts its saga runner. */
+export interface SagaStarter extends CompensationKeeper {
+  readonly definition: AnyWorkflowDefinition;
+}
+
+/**
+ * Starts `replayer`'s saga runner (once) when the run has ended and nothing it waits for is under
+ * way (the run's commands are `slots`); `marked` as for {@link sagaOrder}. Whether it started.
+ */
+export function startRunner(
+  replayer: SagaStarter,
+  slots: ReplaySlots,
+  marked: (id: string) => boolean,
+): boolean {
+  const { sagas, state } = replayer;
+  if (sagas.started || !state.ending) return false;
+  // A call under way may yet be applied: the runner starts once its reply came (and kept its
+  // compensation, to run first) or it failed. Its reply is journaled before the runner's
+  // commands, so a replay starts the runner at the same place.
+  if (slots.callsUnderWay() || sagas.undoing || slots.undoUnderWay()) return false;
+  for (const slot of unfinishedAttempts(slots.values()))
+    keepCompensation(replayer, slot, undefined);
+  const order = sagaOrder(sagas.compensations, marked);
+  sagas.start(replayer.definition.compensationRetry, order);
+  return true;
 }

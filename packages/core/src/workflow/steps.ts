@@ -1,6 +1,6 @@
 /**
  * A workflow step in a live turn: one attempt of it, the key every attempt carries, and what a
- * step with a compensation must commit before it runs (see `Replayer.drive`).
+ * step with a compensation must commit before it runs (see {@link waitsForCommit}).
  */
 import { BatonError, ErrorCode, TerminalError, toBatonError } from '../errors.ts';
 import { asJson } from '../shared/asJson.ts';
@@ -106,7 +106,7 @@ export function unarmed(slot: Slot): boolean {
 
 /**
  * The run's compensable steps that will never finish but may have been attempted: committed
- * for an attempt (armed, see `Replayer.drive`), then cancelled, or still pending as the run ends.
+ * for an attempt (armed, see {@link waitsForCommit}), then cancelled, or still pending as the run ends.
  * A crashed turn's attempt leaves no trace in the journal, so being armed is what counts.
  */
 export function unfinishedAttempts(slots: Iterable<Slot>): Slot[] {
@@ -120,4 +120,34 @@ export function unfinishedAttempts(slots: Iterable<Slot>): Slot[] {
         (entry.state === 'pending' || entry.state === 'cancelled'),
     )
     .sort((a, b) => a.seq - b.seq);
+}
+
+/**
+ * Whether step `runnable` waits for a commit before it runs: the turn then suspends, to drive
+ * again on the committed record. What a step may carry outside is committed before it runs, so
+ * that a turn that crashes after the step leaves no trace that the next attempt would not match:
+ * a compensation (a step with one is armed first, and any attempt of it is then undone, see
+ * {@link unfinishedAttempts}), and the values the run `drawn` this turn (a step that passed out a
+ * `ctx.uuid()` or a callback's token, or that the run named by `ctx.now()`, would otherwise see
+ * another on its next attempt).
+ */
+export function waitsForCommit(
+  drawn: boolean,
+  runnable: Slot,
+  slots: Iterable<Slot>,
+  host: ReplayHost,
+): boolean {
+  if (drawn || unarmed(runnable)) {
+    for (const slot of slots) if (unarmed(slot)) slot.entry.attempts = 0;
+    return true;
+  }
+  // Nor does a step run on a record that holds earlier messages of the turn, uncommitted: what
+  // they drew or armed is not committed either (their commit may fail, and its redo draw again),
+  // even though this drive drew nothing. They commit first, and the turn drives again on the
+  // committed record.
+  if (host.commitFirst) {
+    host.commitFirst();
+    return true;
+  }
+  return false;
 }

@@ -1,0 +1,40 @@
+import { checkOutput } from './checkOutput.ts';
+import type { WorkflowState } from './journal.ts';
+import type { ReplayHost } from './replayTypes.ts';
+import type { AnyWorkflowDefinition } from './workflow.ts';
+
+/** How a run ended: it returned `value` (its output, checked), or it failed with `error`. */
+export type RunEnd = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** The replayer, as a run it starts reads it: its record and host may change between turns. */
+export interface RunStarter {
+  readonly definition: AnyWorkflowDefinition;
+  readonly state: WorkflowState;
+  readonly host: ReplayHost | undefined;
+}
+
+/**
+ * Starts the run of `replayer`'s workflow on `ctx`, and tells `ended` how it ended. An output its
+ * schema refuses, not JSON or too large to journal is the run failing: its saga unwinds. A history
+ * that completed (a check replay) replays as it ended.
+ */
+export function startRun(
+  replayer: RunStarter,
+  ctx: Parameters<AnyWorkflowDefinition['run']>[0],
+  ended: (run: RunEnd) => void,
+): void {
+  Promise.resolve()
+    .then(() => replayer.definition.run(ctx, replayer.state.input))
+    .then(
+      (value) => {
+        const output =
+          replayer.state.status === 'completed'
+            ? { ok: true as const, output: value }
+            : checkOutput(replayer.definition, value, replayer.host?.self.key);
+        ended(output.ok ? { ok: true, value: output.output } : { ok: false, error: output.error });
+      },
+      (error) => {
+        ended({ ok: false, error });
+      },
+    );
+}
