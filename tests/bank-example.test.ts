@@ -57,7 +57,7 @@ describe('the bank example (the main job)', () => {
       // The scenario ran; only the page could not be served.
       expect(balances(failed!.stdout)).toEqual({ alice: 70, bob: 80, carol: 0, total: 150 });
       expect(failed!.stderr).toContain(`port ${port} is in use (is pnpm dev running?)`);
-      expect(failed!.stderr).toContain('PORT=3001 pnpm start');
+      expect(failed!.stderr).toContain("PORT=3002 pnpm start (pnpm dev's inspector has 3001)");
       expect(failed!.stderr).not.toMatch(/EADDRINUSE|\n\s+at /);
     } finally {
       busy.close();

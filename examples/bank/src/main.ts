@@ -79,7 +79,7 @@ if (process.argv.includes('--serve')) {
     if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     // Most often `pnpm dev` (same port) still runs in another terminal.
     console.error(
-      `\nThe page cannot be served: port ${port} is in use (is pnpm dev running?). Stop what uses it, or pick another port: PORT=3001 pnpm start`,
+      `\nThe page cannot be served: port ${port} is in use (is pnpm dev running?). Stop what uses it, or pick another port: PORT=3002 pnpm start (pnpm dev's inspector has 3001)`,
     );
     await app.stop();
     process.exit(1);
