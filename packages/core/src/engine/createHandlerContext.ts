@@ -1,22 +1,10 @@
-import type {
-  ActorAskOptions,
-  ActorContext,
-  HandledMessage,
-  TimerHandle,
-} from '../ActorContext.ts';
+import type { ActorAskOptions, ActorContext, TimerHandle } from '../ActorContext.ts';
 import type { ActorRef, AnyActorDefinition } from '../actor.ts';
-import {
-  askTimerId,
-  type Envelope,
-  effectTarget,
-  INGRESS,
-  isActorSender,
-  parseActorId,
-} from '../adapter/envelope.ts';
+import { askTimerId, type Envelope, effectTarget, parseActorId } from '../adapter/envelope.ts';
 import { messageFingerprint } from '../adapter/fingerprint.ts';
 import { checkPayloadSize, payloadLimit } from '../adapter/payloadLimit.ts';
 import type { Timer } from '../adapter/storedRecords.ts';
-import { ANONYMOUS, type Caller } from '../caller.ts';
+import type { Caller } from '../caller.ts';
 import {
   COMMIT_FIRST,
   CONFIRM_RECORD,
@@ -31,12 +19,17 @@ import type { AnyEffectDefinition } from '../effect.ts';
 import { BatonError, batonError, ErrorCode, invalidArgument, isBatonError } from '../errors.ts';
 import { childLogger, type Logger } from '../logger.ts';
 import { uuidFrom } from '../shared/random.ts';
-import { parseStored, storable } from '../storedPayload.ts';
 import type { AnyWorkflowDefinition, InputOf, WorkflowRefOf } from '../workflow/workflow.ts';
+import { callerOfEnvelope } from './callerOfEnvelope.ts';
+import { checkedPayload } from './checkedPayload.ts';
 import type { TurnEngine } from './createEngine.ts';
+import type { CtxMethod, HandlerCall } from './ctxMethods.ts';
 import { checkTimerId, DEFAULT_ASK_TIMEOUT_MS, dueAt } from './handlerArguments.ts';
 import type { HandlerEffects, HandlingOptions } from './handlerEffects.ts';
-import { historyBytes, PAGE_EXPIRES_AT } from './statePages.ts';
+import type { HandlerSlots } from './handlerSlots.ts';
+import { confirmed, NO_REPLY, NO_TIMERS } from './handlingDefaults.ts';
+import { handlingLogFields } from './handlingLogFields.ts';
+import { handlingPages } from './handlingPages.ts';
 
 /**
  * Builds the context for one message: a draft of the state, and sends held until commit.
@@ -54,22 +47,15 @@ export function createHandlerContext(
 
 type Ctx = ActorContext<unknown>;
 
-const NO_REPLY = Object.freeze({ set: false, value: undefined });
-
-/** The timers of a handling that set none: shared, and only read. */
-const NO_TIMERS: ReadonlyMap<string, Timer | null> = new Map();
-
 /**
  * The `ActorContext` of one handling. A turn makes one for every message, and most handlers
  * use one or two of its methods: each method is made on first use (a getter), bound to its
  * context, so a handler may also pass one around or take it apart (`const { send } = ctx`).
- * The engine's slots (contextSlots.ts) are getters under symbols: not enumerable, and made
- * only when a workflow reads them.
  */
-class HandlerContext implements ActorContext<unknown> {
+class HandlerContext implements ActorContext<unknown>, HandlerSlots {
   state: unknown;
   readonly self: { readonly type: string; readonly key: string; readonly id: string };
-  readonly message: HandledMessage;
+  readonly message: Ctx['message'];
   readonly caller: Caller;
   readonly #effects: HandlerEffects;
   readonly #engine: TurnEngine;
@@ -81,17 +67,17 @@ class HandlerContext implements ActorContext<unknown> {
   #asked = 0;
   #log: Logger | undefined;
   #timers: Map<string, Timer | null> | undefined;
-  #send: Ctx['send'] | undefined;
-  #start: Ctx['start'] | undefined;
-  #effect: Ctx['effect'] | undefined;
-  #ask: Ctx['ask'] | undefined;
-  #schedule: Ctx['schedule'] | undefined;
-  #cancel: Ctx['cancel'] | undefined;
-  #reply: Ctx['reply'] | undefined;
-  #halt: Ctx['halt'] | undefined;
-  #now: Ctx['now'] | undefined;
-  #random: Ctx['random'] | undefined;
-  #uuid: Ctx['uuid'] | undefined;
+  #send: CtxMethod<'send'>;
+  #start: CtxMethod<'start'>;
+  #effect: CtxMethod<'effect'>;
+  #ask: CtxMethod<'ask'>;
+  #schedule: CtxMethod<'schedule'>;
+  #cancel: CtxMethod<'cancel'>;
+  #reply: CtxMethod<'reply'>;
+  #halt: CtxMethod<'halt'>;
+  #now: CtxMethod<'now'>;
+  #random: CtxMethod<'random'>;
+  #uuid: CtxMethod<'uuid'>;
 
   constructor(
     engine: TurnEngine,
@@ -137,7 +123,7 @@ class HandlerContext implements ActorContext<unknown> {
    * and the payload limit.
    */
   #messagePayload(to: ActorRef, name: string, payload: unknown, limit: number): unknown {
-    return this.#stored(
+    return checkedPayload(
       `the payload of "${name}" to ${to.id}`,
       payload,
       (p) => this.#engine.registry.resolve(to.id, name, p),
@@ -146,31 +132,12 @@ class HandlerContext implements ActorContext<unknown> {
   }
 
   /**
-   * `payload` as it is stored, checked by `parse` (see `parseStored`; without: as JSON only) with
-   * its target, then by `check` (its size).
+   * `call`, a ctx method, whose refusals name this handler, which made the call, in the message
+   * and in `details.sentBy`: the engine keeps the message of a handler that lets one escape as a
+   * dead letter. Once the handler has returned, `call` is refused: a call in a promise the handler
+   * did not await would change a turn that went on without it, and be lost without a word.
    */
-  #stored(
-    what: string,
-    payload: unknown,
-    parse: ((payload: unknown) => unknown) | undefined,
-    check: (stored: unknown) => void,
-  ): unknown {
-    const stored = parse ? parseStored(what, payload, parse).stored : storable(what, payload);
-    check(stored);
-    return stored;
-  }
-
-  /**
-   * `call`, a ctx method, whose refusals (a payload, its size, an unknown actor or message, a bad
-   * ref or argument) name this handler, which made the call, in the message and in
-   * `details.sentBy`. The engine keeps the message of a handler that lets one escape as a dead
-   * letter: the code's fault, not the message's.
-   *
-   * Once the handler has returned, `call` is refused: a call in a promise the handler did not
-   * await, or in a `setTimeout`, would change a turn that went on without it, and be lost without
-   * a word. (A change to `ctx.state` then is lost too: nothing can see it.)
-   */
-  #named<A extends unknown[], R>(call: (...args: A) => R): (...args: A) => R {
+  #named<A extends unknown[], R>(call: HandlerCall<A, R>): HandlerCall<A, R> {
     return (...args) => {
       if (this.#effects.ended) {
         throw invalidArgument(
@@ -229,7 +196,7 @@ class HandlerContext implements ActorContext<unknown> {
         );
       }
       const { name } = effect;
-      const stored = this.#stored(
+      const stored = checkedPayload(
         `the payload of effect "${name}"`,
         payload,
         (p) => this.#engine.registry.effectPayload(name, p),
@@ -273,7 +240,7 @@ class HandlerContext implements ActorContext<unknown> {
         const error = timeout.toJSON();
         // The timeout's reply, context and all, is what the timer stores.
         const asReply = (context: unknown) => ({ ok: false, error, context: context ?? null });
-        const context = this.#stored(
+        const context = checkedPayload(
           `the context of an ask answered by "${then}"`,
           options.context,
           undefined,
@@ -302,7 +269,7 @@ class HandlerContext implements ActorContext<unknown> {
         const { registry } = this.#engine;
         const actorId = this.self.id;
         // Kept as JSON, as it fires after a restart and on every backend: checked as such now.
-        const stored = this.#stored(
+        const stored = checkedPayload(
           `the payload of timer "${name}"`,
           payload,
           (p) => registry.resolve(actorId, name, p),
@@ -356,20 +323,17 @@ class HandlerContext implements ActorContext<unknown> {
 
   /** The engine's logger with the handling's fields: made on first use. */
   get log(): Logger {
-    this.#log ??= childLogger(this.#engine.logger, this.#logFields());
+    this.#log ??= childLogger(
+      this.#engine.logger,
+      handlingLogFields(this.self.id, this.#envelope, this.#options),
+    );
     return this.#log;
   }
 
-  /** The `traceparent` the handling's sends carry. */
   get [TURN_TRACE](): string | undefined {
     return this.#options.trace?.child;
   }
 
-  /**
-   * What spans for a workflow's steps and commands under this handling's start from (see
-   * startInnerSpan); without OpenTelemetry there is none, and workflows skip looking for what
-   * to record.
-   */
   get [INNER_SPAN](): InnerSpanSource | undefined {
     const { openTelemetry } = this.#engine;
     const { trace } = this.#options;
@@ -393,18 +357,7 @@ class HandlerContext implements ActorContext<unknown> {
   }
 
   get [STATE_PAGES](): StatePages {
-    const effects = this.#effects;
-    const now = this.#time;
-    return {
-      keepBytes: historyBytes(this.#engine.store.limits),
-      put(id, value) {
-        effects.pages.push({ kind: 'page', peer: id, mark: value, expiresAt: PAGE_EXPIRES_AT });
-      },
-      drop(id) {
-        effects.pages.push({ kind: 'page', peer: id, mark: null, expiresAt: now });
-      },
-      read: this.#options.readPages,
-    };
+    return handlingPages(this.#effects, this.#time, this.#engine.store, this.#options.readPages);
   }
 
   #payloadLimit(): number {
@@ -442,27 +395,4 @@ class HandlerContext implements ActorContext<unknown> {
       createdAt: this.#time,
     };
   }
-
-  #logFields(): Record<string, unknown> {
-    const { inboxPosition, trace } = this.#options;
-    return {
-      actor: this.self.id,
-      messageId: this.#envelope.id,
-      inboxPosition,
-      ...(trace && { traceId: trace.traceId, spanId: trace.spanId, parentSpanId: trace.parentId }),
-    };
-  }
 }
-
-/**
- * Who sent an envelope: the actor that sent it, the actor's own timer, or the caller the door
- * named (an ingress message of older code, which named none, counts as anonymous).
- */
-function callerOfEnvelope(envelope: Envelope): Caller {
-  if (isActorSender(envelope)) return { kind: 'actor', actor: envelope.from };
-  if (envelope.from === INGRESS) return envelope.caller ?? ANONYMOUS;
-  return { kind: 'timer' };
-}
-
-/** A record read from the store in this turn: nothing to confirm. */
-const confirmed = async (): Promise<void> => {};
