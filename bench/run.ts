@@ -74,10 +74,14 @@ async function main(): Promise<void> {
     loadAverage,
     warnings,
   });
-  if (only) {
-    // A partial run leaves the full run's files as they are: its rows go to a file of its own.
-    writeJson(join(out, 'partial.json'), json);
-    log(`wrote ${join(out, 'partial.json')} (BENCH_ONLY: latest.json is left to full runs)`);
+  // A partial or a smoke run leaves the full run's files as they are: its rows go to a file of
+  // its own (a smoke run's figures, on small sizes, are not the ones the READMEs quote).
+  const apart = only ? 'partial.json' : quick ? 'quick.json' : undefined;
+  if (apart) {
+    writeJson(join(out, apart), json);
+    log(
+      `wrote ${join(out, apart)} (${only ? 'BENCH_ONLY' : 'BENCH_QUICK'}: latest.json is left to full runs)`,
+    );
   } else {
     writeJson(join(out, 'latest.json'), json);
     writeSvg(join(out, 'latency.svg'), latencySvg(rows, subtitle));
