@@ -84,13 +84,20 @@ export function verdict(row: Row): string {
 }
 
 /**
+ * Paired rounds below which a row's IQR says nothing of its noise (a smoke run's one to three):
+ * its verdict is marked whatever its spread.
+ */
+export const FEWEST_ROUNDS_TO_TELL = 5;
+
+/**
  * Whether the verdict may read otherwise in the next run: the budget lies within the row's paired
  * IQR (the middle half of its rounds falls on both sides of it), or between its two estimators
  * (the median of the paired ratios meets it and the quotient of the medians does not, or the
- * reverse).
+ * reverse), or the row has too few paired rounds for its IQR to tell.
  */
 export function withinNoise(row: Row): boolean {
   if (!row.budget) return false;
+  if (row.rounds !== undefined && row.rounds < FEWEST_ROUNDS_TO_TELL) return true;
   if (
     row.quotient !== undefined &&
     meets(row.budget, row.quotient) !== meets(row.budget, row.ratio)

@@ -61,8 +61,8 @@ async function main(): Promise<void> {
       " baseline/candidate rounds (row 6, measured against a fixed budget: of its rounds' rates over" +
       ' the budget; "—": a figure counted or measured once). A verdict marked *' +
       ' has its budget within that middle half, or between the ratio and "medians ÷" (the quotient' +
-      ' of the two medians; a verdict passes only if both meet the budget): the next run may read' +
-      ' otherwise. n: the paired rounds.',
+      ' of the two medians; a verdict passes only if both meet the budget), or fewer than 5 paired' +
+      ' rounds: the next run may read otherwise. n: the paired rounds.',
   );
   for (const warning of warnings) log(`WARNING: ${warning}`);
   const subtitle = `${target ?? 'embedded only'} · ${cpus().length} cpus · node ${process.version} · ${new Date().toISOString().slice(0, 16)}Z${quick ? ' · BENCH_QUICK' : ''}`;

@@ -181,9 +181,14 @@ async function openStack(target: Target, subscribers: number, log: (line: string
       for (let i = 0; i < count; i++) {
         await crowds[side].call('arm', deposits + 1, 120_000);
         const reached = crowds[side].call('reached');
+        // From the commit's start, as rows 4a–4e: a push may land before the commit's answer.
+        const started = now();
         await deposit();
-        const committed = now();
-        latencies.push(Math.max(0, ((await reached) - committed) * 1e6));
+        const at = await reached;
+        if (!(at > started)) {
+          throw new Error(`fan-out: deposit ${deposits} seen by all before its commit started`);
+        }
+        latencies.push((at - started) * 1e6);
         changes++;
       }
       return { ns: latencies.reduce((a, b) => a + b, 0), ops: count, latencies };

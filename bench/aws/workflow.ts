@@ -330,7 +330,7 @@ export async function workflowBench(options: WorkflowBenchOptions): Promise<Row[
       `    the instance's own item writes per step (record + outbox + timers): workflow ${own.baton.items} (record ${own.baton.record}), ${hand} ${own.baseline.items} (record ${own.baseline.record})`,
     );
     return {
-      bench: `workflow, ${label} — vs a hand-written ${hand} (${target.label})`,
+      bench: `workflow, ${label} — vs a hand-written Baton actor, ${hand} (${target.label})`,
       baseline: `${formatNs(baseline)}/step`,
       candidate: `${formatNs(candidate)}/step`,
       ...pairedFigures(result.paired, candidate / baseline),

@@ -21,6 +21,15 @@ describe('the bench table', () => {
     expect(withinNoise(row({ spread: [1.0, 1.3] }))).toBe(false);
   });
 
+  it('marks a verdict of too few paired rounds to tell, whatever its spread', () => {
+    const clear = { ratio: 1.0, spread: [0.98, 1.02] as const, budget: max(1.2) };
+    expect(withinNoise(row({ ...clear, rounds: 1 }))).toBe(true);
+    expect(withinNoise(row({ ...clear, rounds: 4 }))).toBe(true);
+    expect(withinNoise(row({ ...clear, rounds: 5 }))).toBe(false);
+    // A figure measured once, with no budget, has no verdict to mark.
+    expect(withinNoise(row({ rounds: 1 }))).toBe(false);
+  });
+
   it('shows no spread for a figure measured once, and the mark beside the verdict', () => {
     const lines = formatTable([
       row({ bench: 'once', ratio: 0.2, budget: max(0.3) }),
