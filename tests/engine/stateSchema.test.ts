@@ -87,6 +87,34 @@ describe('state schemas', () => {
     );
   });
 
+  it('blame the handler when initial() throws on being asked again, rather than fail the turn', async () => {
+    // initial() builds the first state, then throws (a dependency it reads went away, say).
+    let initialCalls = 0;
+    const Badge = actor({
+      name: 'badge',
+      state: z.object({ label: z.string() }),
+      initial: () => {
+        if (++initialCalls > 1) throw new Error('initial() is unavailable');
+        return { label: 'new' };
+      },
+      handlers: {
+        blank: {
+          payload: z.object({}),
+          handle: (ctx) => {
+            (ctx.state as { label: unknown }).label = 7;
+          },
+        },
+      },
+    });
+    const h = setup({ actors: [Badge] });
+    const refused = (await answered(h, h.client.ask(Badge.ref('b'), 'blank', {})).catch(
+      (e) => e,
+    )) as BatonError;
+    expect(refused.code).toBe(ErrorCode.DEAD_LETTERED);
+    expect(refused.message).toMatch(/^handler "blank" of badge\/b left state its schema refuses/);
+    expect(initialCalls).toBeGreaterThan(1);
+  });
+
   it('keep such a message as a dead letter, which a redrive applies once the fix is deployed', async () => {
     let strict = true;
     const integer = (n: number) => !strict || Number.isInteger(n);
