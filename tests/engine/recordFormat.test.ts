@@ -3,8 +3,8 @@
  * written over by this one, which would drop what it does not understand. Its messages wait.
  */
 import { actor, ErrorCode } from '@baton/core';
-import { type ActorRecord, RECORD_FORMAT } from '@baton/core/adapter';
-import { pauseActor, resumeActor, runTurn } from '@baton/core/engine';
+import { type ActorRecord, encodeEnvelope, RECORD_FORMAT } from '@baton/core/adapter';
+import { pauseActor, resumeActor, runTurn, Sweeper } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { flush, setup } from './helpers.ts';
@@ -24,10 +24,10 @@ const Counter = actor({
 });
 
 /** What a newer Baton wrote of `id`: a newer format, and a field this Baton does not know. */
-const newerRecord = (id: string) =>
+const newerRecord = (id: string, ver = 1) =>
   ({
     id,
-    ver: 1,
+    ver,
     life: 'newerbaton01',
     format: RECORD_FORMAT + 1,
     future: { kept: true },
@@ -54,7 +54,7 @@ describe('a record written by a newer Baton', () => {
     // What the worker's log says of each of those turns: what to do about it.
     await expect(runTurn(h.engine, ref.id, [])).rejects.toMatchObject({
       code: ErrorCode.RETRYABLE,
-      message: `the record of counter/c has format ${RECORD_FORMAT + 1}, written by a newer Baton, and this worker's Baton writes format ${RECORD_FORMAT}: upgrade Baton in every worker; the messages wait in the inbox meanwhile`,
+      message: `the record of counter/c has format ${RECORD_FORMAT + 1}, written by a newer Baton, and this Baton writes format ${RECORD_FORMAT}: upgrade Baton in every worker and sweeper; its messages and sends wait meanwhile`,
       details: { actorId: ref.id, format: RECORD_FORMAT + 1, supported: RECORD_FORMAT },
     });
     expect(await h.backend.store.listDeadLetters(ref.id)).toEqual([]);
@@ -78,5 +78,73 @@ describe('a record written by a newer Baton', () => {
       refusal,
     );
     expect(await h.record('counter/p')).toEqual(newer);
+  });
+
+  it("is not swept by this Baton's sweeper: its held sends stay in it, unsent, and the sweep says why", async () => {
+    const h = setup({ actors: [Counter] });
+    const now = h.clock.now();
+    const send = { id: 'counter/s:newerbaton01.1', from: 'counter/s', seq: 1, to: 'counter/t' };
+    const envelope = { ...send, name: 'add', payload: { by: 1 }, sentAt: now };
+    // Halted, its expiry passed: this Baton's sweeper would retire its sends and let it expire.
+    const newer = {
+      ...newerRecord('counter/s'),
+      sentSeq: 1,
+      expiresAt: now - 1,
+      outbox: [{ actorId: 'counter/s', seq: 1, createdAt: now, envelopes: [envelope] }],
+    } as ActorRecord;
+    await h.backend.store.commit({ expectedVer: 0, record: newer, outbox: [], idempotency: [] });
+    h.clock.advance(10 * 60_000);
+    const warnings: unknown[] = [];
+    const logger = {
+      ...h.engine.logger,
+      warn: (_: string, fields?: unknown) => warnings.push(fields),
+    };
+    const swept = await new Sweeper({ ...h.engine, logger }).sweep();
+    expect(swept).toMatchObject({ failed: 1, sent: 0 });
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        actor: 'counter/s',
+        error: expect.stringMatching(/format 5, written by a newer Baton/),
+      }),
+    ]);
+    expect(await h.record('counter/s')).toEqual(newer);
+    expect(h.backend.queue.counts().total).toBe(0);
+  });
+
+  it('has its held sends left alone by a turn of this Baton that committed nothing', async () => {
+    const h = setup({ actors: [Counter], maxAttempts: 2 });
+    const ref = Counter.ref('d');
+    const fromPeer = { id: 'counter/z:1', from: 'counter/z', seq: 1, to: ref.id, name: 'add' };
+    const message = encodeEnvelope({ ...fromPeer, payload: { by: 1 }, sentAt: h.clock.now() });
+    const deliver = () =>
+      h.backend.queue.send([{ group: ref.id, dedupeId: fromPeer.id, body: message }]);
+    await deliver();
+    await h.run();
+    // A newer Baton commits over the warm record this worker keeps, with a send held in it.
+    const stored = (await h.record(ref.id))!;
+    const send = { id: `${ref.id}:x.1`, from: ref.id, seq: 1, to: 'counter/t', name: 'add' };
+    const envelope = { ...send, payload: { by: 1 }, sentAt: h.clock.now() };
+    const newer = {
+      ...stored,
+      ...newerRecord(ref.id, stored.ver + 1),
+      life: stored.life,
+      outbox: [{ actorId: ref.id, seq: 1, createdAt: h.clock.now(), envelopes: [envelope] }],
+    } as ActorRecord;
+    await h.backend.store.commit({
+      expectedVer: stored.ver,
+      record: newer,
+      outbox: [],
+      idempotency: [],
+    });
+    // A copy of the message, done already, past the queue's dedupe window: the warm turn
+    // commits nothing, then reads the store's record to drain what it holds.
+    h.clock.advance(6 * 60_000);
+    await deliver();
+    await h.worker.poll();
+    await flush();
+    expect(await h.record(ref.id)).toEqual(newer);
+    expect(await h.state('counter/t')).toBeUndefined();
+    // The copy waits in the inbox, its send unsent, until this worker runs the newer Baton.
+    expect(h.backend.queue.counts().total).toBe(1);
   });
 });

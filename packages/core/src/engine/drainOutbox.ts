@@ -1,6 +1,7 @@
 import { type Envelope, encodeEnvelope, messageGroup } from '../adapter/envelope.ts';
 import type { Queue, QueueMessage, Store, TurnQueue, TurnStore } from '../adapter/ports.ts';
 import { type ActorRecord, deletableAt, type OutboxItem } from '../adapter/storedRecords.ts';
+import { checkFormat } from './turnRecord.ts';
 
 /** One actor's committed sends to drain: the ones its record holds, and the items apart. */
 export interface OutboxToDrain {
@@ -167,6 +168,9 @@ export async function sweepOutboxes(
   const found = await Promise.all(
     actorIds.map(async (actorId) => {
       const { record, apart } = await readWhole(store, actorId);
+      // Retiring its sends writes the record, and a sweeper older than its writer would set the
+      // TTL by its own rules: the sweep fails for it until every sweeper runs the newer Baton.
+      if (record) checkFormat(record);
       const held = record?.outbox ?? [];
       const { life } = record ?? {};
       // The TTL its held sends kept off, set once they are retired (none while it is paused).

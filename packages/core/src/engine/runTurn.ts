@@ -145,6 +145,7 @@ async function drainSince(
 ): Promise<TurnResult> {
   const stored = await engine.store.load(base.id);
   if (!stored || (stored.ver === base.ver && stored.life === base.life)) return result;
+  checkFormat(stored);
   engine.cache.set(stored);
   const left = outboxOf(stored);
   if (left) await drainOutbox(engine.store, engine.queue, left);

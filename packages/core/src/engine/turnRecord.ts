@@ -10,15 +10,16 @@ import type { TurnEngine } from './createEngine.ts';
 
 /**
  * Refuses a record a newer Baton wrote: this code would write it back without what it does not
- * understand. The messages wait, redelivered, until the newer Baton runs here too.
+ * understand, or drain its sends by rules it does not know. The messages wait, redelivered (a
+ * sweep, retried), until the newer Baton runs here too.
  */
 export function checkFormat(record: ActorRecord): void {
   const format = record.format ?? 1;
   if (format <= RECORD_FORMAT) return;
   throw new RetryableError(
     `the record of ${record.id} has format ${format}, written by a newer Baton, and this ` +
-      `worker's Baton writes format ${RECORD_FORMAT}: upgrade Baton in every worker; the ` +
-      'messages wait in the inbox meanwhile',
+      `Baton writes format ${RECORD_FORMAT}: upgrade Baton in every worker and sweeper; its ` +
+      'messages and sends wait meanwhile',
     { details: { actorId: record.id, format, supported: RECORD_FORMAT } },
   );
 }
