@@ -65,7 +65,8 @@ export function isTrusted(caller: Caller): boolean {
 
 /**
  * A digest of the caller (22 characters, base64url of SHA-256): what ids, keys and logs carry
- * instead of the caller itself.
+ * instead of the caller itself. Unkeyed, so stable across deploys and stores (an ingress id
+ * must be the same for a retry); a pseudonym, not a secret: a guessed caller can be checked.
  *
  * @example
  * callerDigest({ kind: 'user', identity: { userId: 'alice' } }); // 22 characters, never 'alice'

@@ -96,9 +96,9 @@ export function actorMessageId(from: string, seq: number, life?: string): string
 
 /**
  * The id of an ingress message: the client's idempotency key scoped by its target actor and,
- * unless anonymous, a digest of the caller ({@link callerDigest}: the caller never appears in
- * clear) — so one key used for two actors, or by two callers, names two messages, and the same
- * caller retrying with the same key names the same one.
+ * unless anonymous, a digest of the caller ({@link callerDigest}: a pseudonym, which a reader
+ * who guesses the caller can check) — so one key used for two actors, or by two callers, names
+ * two messages, and the same caller retrying with the same key names the same one.
  *
  * @example
  * ingressMessageId('account/alice', 'dep-1'); // 'ingress:["account/alice","dep-1"]'
