@@ -7,7 +7,9 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { forkPart, type Part } from './parts.ts';
 
 const root = new URL('../', import.meta.url).pathname;
 const outDir = join(root, 'node_modules/.cache/baton-bench');
@@ -28,14 +30,20 @@ export async function bundleWorkload(entry: string, name: string): Promise<strin
   return outfile;
 }
 
-/** `embeddedRound`, from its bundle. */
-export async function bundledEmbeddedRound(): Promise<
-  typeof import('./embedded-round.ts').embeddedRound
+/**
+ * `embeddedRound`, from its bundle, in a process of its own: a fresh V8 that has compiled no
+ * other step's code, so row 6 reads the same whichever rows ran before it.
+ */
+export async function embeddedRoundPart(): Promise<
+  Part<{ embeddedRound: typeof import('./embedded-round.ts').embeddedRound }>
 > {
   const file = await bundleWorkload(
-    "export { embeddedRound } from './bench/embedded-round.ts';",
+    [
+      "import { serve } from './bench/parts.ts';",
+      "import { embeddedRound } from './bench/embedded-round.ts';",
+      'serve({ embeddedRound });',
+    ].join('\n'),
     'embedded-round.mjs',
   );
-  const bundled = (await import(file)) as typeof import('./embedded-round.ts');
-  return bundled.embeddedRound;
+  return forkPart(pathToFileURL(file));
 }

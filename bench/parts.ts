@@ -38,10 +38,13 @@ type Answer =
   | { readonly id: number; readonly result: unknown }
   | { readonly id: number; readonly error: string };
 
-/** Starts the module at `entry` (which calls `serve`) in a child process with TypeScript loaded. */
+/**
+ * Starts the module at `entry` (which calls `serve`) in a child process: with TypeScript loaded
+ * for a `.ts` module, as it is for a bundle's JavaScript.
+ */
 export function forkPart<M extends Methods>(entry: URL): Part<M> {
   const child: ChildProcess = fork(fileURLToPath(entry), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: entry.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [],
     // Typed arrays (a stream record's binary attributes) and undefined pass as they are.
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

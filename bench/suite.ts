@@ -51,13 +51,6 @@ export interface Step {
   readonly id: string;
   readonly title: string;
   /**
-   * Runs before the other steps. An absolute figure (no baseline beside it in the same process
-   * state) is measured before other steps have run the engine: V8 optimizes the turn path for
-   * the ports and messages it has seen, and after the other steps' wrapped ports and
-   * actor-to-actor turns the same embedded turn takes more CPU.
-   */
-  readonly first?: true;
-  /**
    * Ids of rows it prints besides its own (`2d`; a numbered step's lettered rows, `8a`…): asking
    * for one of them runs the step.
    */
@@ -85,14 +78,15 @@ function hotActorStep(
   /** Rounds per side: in a full run, in smoke mode. */
   rounds: readonly [number, number],
   baseline: HotActorAwsOptions['baseline'],
-  ceiling?: string,
+  /** The ids of the ceiling's row and of the Worker's share of it. */
+  ceiling?: readonly [string, string],
 ): Step {
   return {
     id,
     title: `hot actor — ${title}`,
-    ...(ceiling ? { prints: [ceiling] } : {}),
+    ...(ceiling ? { prints: ceiling } : {}),
     run: async (c) => {
-      const [worker, hand] = await hotActorAws({
+      const [worker, hand, share] = await hotActorAws({
         target: await c.target(),
         messages: c.size(100, 20),
         rounds: c.size(...rounds),
@@ -101,7 +95,12 @@ function hotActorStep(
         ceiling: ceiling !== undefined,
         log: c.log,
       });
-      return hand ? [worker!, { ...hand, bench: `${ceiling}. ${hand.bench}` }] : [worker!];
+      if (!ceiling) return [worker!];
+      return [
+        worker!,
+        { ...hand!, bench: `${ceiling[0]}. ${hand!.bench}` },
+        { ...share!, bench: `${ceiling[1]}. ${share!.bench}` },
+      ];
     },
   };
 }
@@ -135,10 +134,10 @@ const STEPS: readonly Step[] = [
   },
   hotActorStep(
     '2a',
-    'Worker batch 10 vs a raw SDK loop, one message per transaction (2d: a hand-written batch-10 loop on the same rounds, the ceiling)',
+    'Worker batch 10 vs a raw SDK loop, one message per transaction (2d: a hand-written batch-10 loop on the same rounds, the ceiling; 2e: the Worker against it, round by round)',
     [7, 2],
     'raw',
-    '2d',
+    ['2d', '2e'],
   ),
   hotActorStep(
     '2b',
@@ -346,7 +345,6 @@ const STEPS: readonly Step[] = [
   {
     id: '6',
     title: 'embedded turns/s — one Worker, messages spread over many actors',
-    first: true,
     run: (c) =>
       embeddedTurns({
         messages: c.size(20_000, 5_000),
@@ -421,8 +419,7 @@ export function selectSteps(only: readonly string[]): Step[] {
 }
 
 /**
- * Runs the selected steps in order (those marked `first` before the others; the rows keep the
- * steps' order); a step that throws is reported and the rest go on.
+ * Runs the selected steps in order; a step that throws is reported and the rest go on.
  */
 export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const { log, quick, only } = options;
@@ -439,12 +436,10 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
       return target;
     },
   };
-  const byStep = new Map<Step, Row[]>(selected.map((step) => [step, []]));
+  const rows: Row[] = [];
   const errors: string[] = [];
-  const order = [...selected.filter((s) => s.first), ...selected.filter((s) => !s.first)];
   try {
-    for (const [i, step] of order.entries()) {
-      const rows = byStep.get(step)!;
+    for (const [i, step] of selected.entries()) {
       log(`${step.id}. ${step.title}`);
       startStep(i + 1, selected.length, `${step.id}. ${step.title}`);
       const ns = await timeNs(async () => {
@@ -475,6 +470,5 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     if (target) await (await target.catch(() => undefined))?.close();
   }
   const label = target ? (await target.catch(() => undefined))?.label : undefined;
-  const rows = [...byStep.values()].flat();
   return { rows, errors, ...(label ? { target: label } : {}) };
 }

@@ -11,6 +11,7 @@ describe('BENCH_ONLY: the steps it selects', () => {
 
   it('runs the step that prints a row asked for by its own id', () => {
     expect(ids(['2d'])).toEqual(['2a']);
+    expect(ids(['2e'])).toEqual(['2a']);
     expect(ids(['7a'])).toEqual(['7']);
     expect(ids(['8c', '8g'])).toEqual(['8']);
   });

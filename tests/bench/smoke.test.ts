@@ -27,6 +27,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
       '1b',
       '2a',
       '2d',
+      '2e',
       '2b',
       '3a',
       '3c',
@@ -65,6 +66,7 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
       '1a',
       '2a',
       '2d',
+      '2e',
       '2b',
       '3a',
       '3c',
@@ -95,6 +97,12 @@ describe('pnpm bench, smoke mode on DynamoDB Local and ElasticMQ', () => {
     expect(budgetOf('4c')).toBeUndefined();
     // The hand-written batch loop is the emulators' ceiling, for reading.
     expect(budgetOf('2d')).toBeUndefined();
+    // 2e pairs 2a's Worker rounds with 2d's, so its two rates are theirs.
+    const rowOf = (id: string) => rows.find((r) => r.bench.startsWith(`${id}.`))!;
+    expect(budgetOf('2e')).toBeUndefined();
+    expect(rowOf('2e').values!.candidate).toBe(rowOf('2a').values!.candidate);
+    expect(rowOf('2e').values!.baseline).toBe(rowOf('2d').values!.candidate);
+    expect(rowOf('2e').rounds).toBe(2);
     // ≥ 8x against one message per transaction: by hand (2a, the stricter) and the Worker's own
     // batch 1 (2b).
     expect(budgetOf('2a')).toEqual({ kind: 'min', value: 8 });
