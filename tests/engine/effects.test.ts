@@ -15,6 +15,7 @@ import {
   TerminalError,
   webhook,
 } from '@baton/core';
+import { ENVELOPE_FORMAT, encodeEnvelope } from '@baton/core/adapter';
 import { createEngine, Worker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -144,6 +145,33 @@ describe('effects', () => {
     }
     expect(runs).toEqual([]);
     expect(await h.backend.store.listDeadLetters('user/ada')).toHaveLength(cases.length);
+  });
+
+  it('are not run from a request a newer Baton wrote (a newer envelope format): it is retried, unrun, until the queue dead-letters it', async () => {
+    const h = await start([User], [Notify]);
+    const request = {
+      ...{ id: 'user/ada:newerbaton01.1', from: 'user/ada', seq: 1, to: '$effect/notify' },
+      ...{ name: 'notify', payload: { note: 'new' }, sentAt: h.clock.now() },
+    };
+    const send = (format: number) =>
+      h.backend.queue.send([
+        {
+          // An effect's group: the effect, and the actor that asked for it.
+          group: '$effect/notify/user/ada',
+          dedupeId: `${request.id}-${format}`,
+          body: encodeEnvelope({ ...request, format }),
+        },
+      ]);
+    await send(ENVELOPE_FORMAT + 1);
+    await h.run();
+    expect(runs).toEqual([]);
+    expect(h.backend.queue.deadLetters().map((m) => JSON.parse(m.body).format)).toEqual([
+      ENVELOPE_FORMAT + 1,
+    ]);
+    // Its format said outright, the same request runs.
+    await send(ENVELOPE_FORMAT);
+    await h.run();
+    expect(runs.map((r) => r.note)).toEqual(['new']);
   });
 
   it('include webhook(), which POSTs JSON with the idempotency key and retries until a 2xx', async () => {

@@ -3,11 +3,17 @@
  * written over by this one, which would drop what it does not understand. Its messages wait.
  */
 import { actor, ErrorCode } from '@baton/core';
-import { type ActorRecord, encodeEnvelope, RECORD_FORMAT } from '@baton/core/adapter';
+import {
+  type ActorRecord,
+  ENVELOPE_FORMAT,
+  encodeEnvelope,
+  NEWER_ENVELOPE_LOG,
+  RECORD_FORMAT,
+} from '@baton/core/adapter';
 import { pauseActor, resumeActor, runTurn, Sweeper } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { flush, setup } from './helpers.ts';
+import { flush, recordingLogger, setup } from './helpers.ts';
 
 const Counter = actor({
   name: 'counter',
@@ -81,7 +87,8 @@ describe('a record written by a newer Baton', () => {
   });
 
   it("is not swept by this Baton's sweeper: its held sends stay in it, unsent, and the sweep says why", async () => {
-    const h = setup({ actors: [Counter] });
+    const { logger, lines } = recordingLogger();
+    const h = setup({ actors: [Counter], logger });
     const now = h.clock.now();
     const send = { id: 'counter/s:newerbaton01.1', from: 'counter/s', seq: 1, to: 'counter/t' };
     const envelope = { ...send, name: 'add', payload: { by: 1 }, sentAt: now };
@@ -94,17 +101,14 @@ describe('a record written by a newer Baton', () => {
     } as ActorRecord;
     await h.backend.store.commit({ expectedVer: 0, record: newer, outbox: [], idempotency: [] });
     h.clock.advance(10 * 60_000);
-    const warnings: unknown[] = [];
-    const logger = {
-      ...h.engine.logger,
-      warn: (_: string, fields?: unknown) => warnings.push(fields),
-    };
-    const swept = await new Sweeper({ ...h.engine, logger }).sweep();
-    expect(swept).toMatchObject({ failed: 1, sent: 0 });
-    expect(warnings).toEqual([
+    expect(await new Sweeper(h.engine).sweep()).toMatchObject({ failed: 1, sent: 0 });
+    expect(lines).toEqual([
       expect.objectContaining({
-        actor: 'counter/s',
-        error: expect.stringMatching(/format 5, written by a newer Baton/),
+        message: 'sweep could not drain an outbox',
+        fields: {
+          actor: 'counter/s',
+          error: expect.stringMatching(/format 5, written by a newer/),
+        },
       }),
     ]);
     expect(await h.record('counter/s')).toEqual(newer);
@@ -146,5 +150,44 @@ describe('a record written by a newer Baton', () => {
     expect(await h.state('counter/t')).toBeUndefined();
     // The copy waits in the inbox, its send unsent, until this worker runs the newer Baton.
     expect(h.backend.queue.counts().total).toBe(1);
+  });
+});
+
+describe('a message written by a newer Baton (a newer envelope format)', () => {
+  it('waits in the inbox with the messages behind it, applied by nothing, the error log naming it', async () => {
+    const { logger, lines } = recordingLogger();
+    const h = setup({ actors: [Counter], logger, maxAttempts: 2 });
+    const to = Counter.ref('e').id;
+    const deliver = (id: string, format: number) =>
+      h.backend.queue.send([
+        {
+          group: to,
+          dedupeId: id,
+          body: encodeEnvelope({
+            ...{ id, from: 'counter/z', seq: Number(id.slice(-1)), to, name: 'add' },
+            ...{ payload: { by: 1 }, sentAt: h.clock.now(), format },
+          }),
+        },
+      ]);
+    // The format this Baton reads, said outright, is applied as one that says none.
+    await deliver('counter/z:1', ENVELOPE_FORMAT);
+    await h.run();
+    expect(await h.state(to)).toEqual({ n: 1 });
+    await deliver('counter/z:2', ENVELOPE_FORMAT + 1);
+    await h.client.send(Counter.ref('e'), 'add', { by: 10 });
+    for (let attempt = 0; attempt < 5; attempt++) {
+      await h.worker.poll();
+      await flush();
+      const next = h.backend.queue.nextVisibleAt();
+      if (next !== undefined) h.clock.set(next);
+    }
+    expect(await h.state(to)).toEqual({ n: 1 });
+    expect(h.backend.queue.counts().total).toBe(2);
+    expect(await h.backend.store.listDeadLetters(to)).toEqual([]);
+    expect(lines[0]).toEqual({
+      level: 'error',
+      message: NEWER_ENVELOPE_LOG,
+      fields: { actor: to, messageId: 'counter/z:2', format: ENVELOPE_FORMAT + 1 },
+    });
   });
 });

@@ -80,6 +80,30 @@ export interface Envelope {
    * this one: it is kept as a dead letter (DEAD_LETTERED), never applied unless redriven.
    */
   readonly lifeEnded?: true;
+  /**
+   * The envelope format of the Baton that wrote it ({@link ENVELOPE_FORMAT}), absent for format 1.
+   * A Baton that adds a field older code must not ignore (as `lifeEnded` would have been)
+   * raises it on the envelopes that carry the field.
+   */
+  readonly format?: number;
+}
+
+/**
+ * The envelope format this Baton reads. A worker leaves a message of a newer format in the inbox
+ * ({@link isNewerEnvelope}), redelivered, until it runs the newer Baton: applied by older code, the
+ * message would lose the meaning of the fields that code does not know.
+ */
+export const ENVELOPE_FORMAT = 1;
+
+/**
+ * What a worker logs (error, with `actor`, `messageId` and `format`) for an inbox message a newer
+ * Baton wrote, left in the inbox with the messages behind it until the worker runs that Baton.
+ */
+export const NEWER_ENVELOPE_LOG = 'message of a newer Baton left in the inbox';
+
+/** Whether a newer Baton wrote `envelope`, in a format this one must not apply. */
+export function isNewerEnvelope(envelope: Envelope): boolean {
+  return (envelope.format ?? 1) > ENVELOPE_FORMAT;
 }
 
 /**
@@ -235,6 +259,7 @@ const OPTIONAL_FIELDS: Readonly<Record<string, string>> = {
   traceparent: 'string',
   ask: 'string',
   replyTo: 'string',
+  format: 'number',
 };
 
 function isTimerRef(value: unknown): boolean {

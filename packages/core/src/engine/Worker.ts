@@ -1,4 +1,9 @@
-import { decodeEnvelope, effectOf } from '../adapter/envelope.ts';
+import {
+  decodeEnvelope,
+  effectOf,
+  isNewerEnvelope,
+  NEWER_ENVELOPE_LOG,
+} from '../adapter/envelope.ts';
 import type { ReceivedMessage, TurnQueue, TurnStore } from '../adapter/ports.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import { MAX_VISIBILITY_TIMEOUT_MS } from '../limits.ts';
@@ -240,6 +245,14 @@ export class PushWorker {
         this.engine.logger.error('inbox message is not a Baton envelope for this actor', {
           actor: actorId,
           dedupeId: message.dedupeId,
+        });
+        break;
+      }
+      if (isNewerEnvelope(envelope)) {
+        this.engine.logger.error(NEWER_ENVELOPE_LOG, {
+          actor: actorId,
+          messageId: envelope.id,
+          format: envelope.format,
         });
         break;
       }

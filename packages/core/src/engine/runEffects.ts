@@ -11,7 +11,12 @@
  * that a sweep re-sends after the queue's dedupe window, or a redelivery after the run — finds
  * the mark and is skipped. Only a crash between the run and its mark runs it again.
  */
-import { decodeEnvelope, effectOf } from '../adapter/envelope.ts';
+import {
+  decodeEnvelope,
+  effectOf,
+  isNewerEnvelope,
+  NEWER_ENVELOPE_LOG,
+} from '../adapter/envelope.ts';
 import type { ReceivedMessage } from '../adapter/ports.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import type { TurnEngine } from './createEngine.ts';
@@ -48,6 +53,7 @@ async function runGroup(
     const name = envelope && effectOf(envelope.to);
     try {
       if (!envelope || name === undefined) throw new Error('not a Baton effect envelope');
+      if (isNewerEnvelope(envelope)) throw new Error(NEWER_ENVELOPE_LOG);
       const idempotencyKey = effectKey(engine, envelope.id);
       if (ran.has(idempotencyKey)) {
         engine.logger.debug('effect already ran; a late copy of its request is skipped', {
