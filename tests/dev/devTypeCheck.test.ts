@@ -1,7 +1,7 @@
 /**
  * `baton dev` checks the app's types with its own tsconfig.json after each change, while the
- * app runs (esbuild only strips them): the errors are printed, the app keeps running, and a fix
- * is told.
+ * app runs (esbuild only strips them): the errors are printed, the app keeps running (or the
+ * report says it does not), and a fix is told.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -69,6 +69,35 @@ describe("baton dev's type check", () => {
       writeFileSync(file, before);
       await told(/baton dev: the type errors are fixed/, fixing);
       expect(dev!.output().slice(fixing)).not.toMatch(/type error \(/);
+    },
+    2 * CHECK_MS,
+  );
+
+  it(
+    'names an import that will be undefined as soon as it builds, and says the app is not running beside the type error',
+    async () => {
+      const file = join(dir, 'src/version.ts');
+      const before = readFileSync(file, 'utf8');
+      writeFileSync(join(dir, 'src/helper.ts'), 'export const one = 1;\n');
+      const since = dev!.output().length;
+      // A typo the app throws on while it loads (`helper.onee is not a function`).
+      writeFileSync(
+        file,
+        `import * as helper from './helper.ts';\n${before}export const BROKEN = helper.onee();\n`,
+      );
+      await told(
+        /the app will meet undefined: \S*src\/version\.ts:3:\d+: Import "onee" will always be undefined/,
+        since,
+      );
+      await told(
+        /baton dev: 1 type error \(the app is not running either: see above; fix it and save\):\n {2}\S*src\/version\.ts\(3,\d+\): error TS2551: Property .onee. does not exist/,
+        since,
+      );
+      const fixing = dev!.output().length;
+      writeFileSync(file, before);
+      await told(/the app is running again/, fixing);
+      await told(/baton dev: the type errors are fixed/, fixing);
+      expect((await version()).status).toBe(200);
     },
     2 * CHECK_MS,
   );

@@ -84,6 +84,11 @@ export class AppSupervisor {
     return this.#ports;
   }
 
+  /** Whether the app is up, or starting: not when its last launch failed. */
+  get running(): boolean {
+    return this.#ports !== undefined || this.#pendingLaunches > 0;
+  }
+
   get pid(): number | undefined {
     return this.#current?.pid;
   }
@@ -102,6 +107,7 @@ export class AppSupervisor {
       writeFileSync(path, bundle.code);
       this.inputs = bundle.inputs;
       this.buildFailed = false;
+      for (const line of bundle.undefinedImports) this.#log(`the app will meet undefined: ${line}`);
       return path;
     } catch (error) {
       this.buildFailed = true;

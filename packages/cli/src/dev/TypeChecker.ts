@@ -74,9 +74,17 @@ export class TypeChecker {
   #failing: boolean | undefined;
   #closed = false;
 
-  constructor(project: { tsconfig: string; tsc: string }, log: (line: string) => void) {
+  readonly #appRuns: () => boolean;
+
+  /** `appRuns`: whether the app is up, which the report of errors says. */
+  constructor(
+    project: { tsconfig: string; tsc: string },
+    log: (line: string) => void,
+    appRuns: () => boolean = () => true,
+  ) {
     this.#project = project;
     this.#log = log;
+    this.#appRuns = appRuns;
   }
 
   /** Starts a check, stopping one still running (it checked files that have changed since). */
@@ -131,7 +139,7 @@ export class TypeChecker {
     const more = lines.length - shown.length;
     this.#log(
       [
-        `baton dev: ${errors} type error${errors === 1 ? '' : 's'} (the app runs anyway; fix ${errors === 1 ? 'it' : 'them'} and save):`,
+        `baton dev: ${errors} type error${errors === 1 ? '' : 's'} (${this.#appRuns() ? 'the app runs anyway' : 'the app is not running either: see above'}; fix ${errors === 1 ? 'it' : 'them'} and save):`,
         ...shown,
         ...(more > 0
           ? [`  … ${more} more lines: npx tsc --noEmit -p ${this.#project.tsconfig}`]

@@ -45,4 +45,29 @@ describe("the app process's bundle", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("names what in the app's own files will be undefined, at its file and line, and nothing of its packages", async () => {
+    const dir = mkdtempSync(join(import.meta.dirname, '../../../../tests/dev/.work-'));
+    try {
+      writeFileSync(join(dir, 'helper.ts'), 'export const one = 1;\n');
+      writeFileSync(
+        join(dir, 'app.ts'),
+        [
+          "import { defineApp } from '@baton/core';",
+          "import * as helper from './helper.ts';",
+          'export const two = helper.onee + 1;',
+          'export default defineApp({ actors: [] });',
+        ].join('\n'),
+      );
+      const { undefinedImports } = await bundleApp(join(dir, 'app.ts'), 'embedded');
+      expect(undefinedImports).toEqual([
+        expect.stringMatching(
+          /app\.ts:3:27: Import "onee" will always be undefined because there is no matching export in "[^"]*helper\.ts"$/,
+        ),
+      ]);
+      expect((await bundleApp(entry, 'embedded')).undefinedImports).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

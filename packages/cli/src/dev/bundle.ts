@@ -10,6 +10,16 @@ export interface Bundle {
   readonly inputs: ReadonlySet<string>;
 }
 
+/** The app's bundle, and what in the app's own files will be undefined when it runs. */
+export interface AppBundle extends Bundle {
+  /**
+   * esbuild's `import-is-undefined` warnings in the app's files, one line each at its file and
+   * line (`z.objec` of `import * as z`): the cause of the "is not a function" the app then
+   * throws, told seconds before the type check says it.
+   */
+  readonly undefinedImports: readonly string[];
+}
+
 /** This package's own module `name` (`.ts` in the repository, `.js` once built). */
 export function ownModule(...path: string[]): string {
   const ts = join(import.meta.dirname, ...path);
@@ -35,7 +45,7 @@ const BACKENDS = {
  * loader, a change shows as a new bundle, and an embedded app carries nothing of AWS (the AWS
  * SDK clients need not be installed).
  */
-export async function bundleApp(entry: string, backend: keyof typeof BACKENDS): Promise<Bundle> {
+export async function bundleApp(entry: string, backend: keyof typeof BACKENDS): Promise<AppBundle> {
   const [module, open] = BACKENDS[backend];
   const result = await build({
     stdin: {
@@ -69,7 +79,12 @@ export async function bundleApp(entry: string, backend: keyof typeof BACKENDS): 
       js: "import { createRequire as __batonRequire } from 'node:module'; const require = __batonRequire(import.meta.url);",
     },
   });
-  return { code: result.outputFiles[0]!.text, inputs: inputsOf(result.metafile) };
+  const undefinedImports = result.warnings.flatMap(({ id, location, text }) =>
+    id === 'import-is-undefined' && location && !location.file.includes('node_modules')
+      ? [`${location.file}:${location.line}:${location.column + 1}: ${text}`]
+      : [],
+  );
+  return { code: result.outputFiles[0]!.text, inputs: inputsOf(result.metafile), undefinedImports };
 }
 
 /** A browser page (React's automatic JSX) as one ES module. */

@@ -69,7 +69,8 @@ export async function startDev(
     options.typeCheck === false
       ? { unchecked: '--typecheck off' }
       : findTypeProject(options.entry, shortPath);
-  const typeChecker = 'tsc' in types ? new TypeChecker(types, log) : undefined;
+  const typeChecker =
+    'tsc' in types ? new TypeChecker(types, log, () => supervisor.running) : undefined;
   const pages = new Map<string, Bundle | { error: string }>();
   /** The inputs of each page's last good build: kept through a failed one, to watch them. */
   const pageInputs = new Map<string, ReadonlySet<string>>();

@@ -57,6 +57,7 @@ describe('baton init', () => {
       'src/web/page.tsx',
       'src/counter.test.ts',
       'infra/app.ts',
+      'infra/tsconfig.json',
       'cdk.json',
       'tsconfig.json',
       '.gitignore',

@@ -63,11 +63,13 @@ export function scaffold(options: ScaffoldOptions): string {
     scripts: {
       // `exec`: the shell npm runs the script in would die of Ctrl-C before baton dev stops cleanly.
       dev: 'exec baton dev src/app.ts',
-      // Types first: neither vitest nor baton dev checks them, and a handler's type error would
-      // otherwise run, and commit, unseen.
+      // Types first: neither vitest nor cdk (which runs the stack through tsx) checks them, and
+      // a handler's type error would otherwise run, and commit, unseen. The app's project holds
+      // src alone, which baton dev checks after each save; infra's, with aws-cdk-lib's thousands
+      // of declarations, is checked before a synth or a deploy.
       test: 'tsc --noEmit -p . && vitest run',
-      synth: 'cdk synth --quiet --no-notices',
-      deploy: 'cdk deploy --no-notices',
+      synth: 'tsc --noEmit -p infra && cdk synth --quiet --no-notices',
+      deploy: 'tsc --noEmit -p infra && cdk deploy --no-notices',
     },
     dependencies: sorted({ ...pick(baton, BATON_DEPENDENCIES), ...APP_DEPENDENCIES }),
     devDependencies: sorted({ ...pick(baton, BATON_DEV_DEPENDENCIES), ...APP_DEV_DEPENDENCIES }),
