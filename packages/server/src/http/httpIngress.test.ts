@@ -141,7 +141,7 @@ describe('the HTTP ingress', () => {
       code: 'UNAUTHENTICATED',
       message: 'unauthorized',
       details: {
-        hint: 'the credentials were missing or refused: send them as this ingress takes them (why is in its log)',
+        hint: "the credentials were missing or refused: send them as this ingress takes them (to an app's auth hook, an 'Authorization: Bearer <token>' header; to an IAM-authorized one, a SigV4-signed request); why they were refused is in its log",
       },
     });
     // The reason stays in the server's log.

@@ -329,7 +329,7 @@ async function identify(
     authRefusal(error, logger);
     throw new BatonError(ErrorCode.UNAUTHENTICATED, UNAUTHORIZED, {
       details: {
-        hint: 'the credentials were missing or refused: send them as this ingress takes them (why is in its log)',
+        hint: "the credentials were missing or refused: send them as this ingress takes them (to an app's auth hook, an 'Authorization: Bearer <token>' header; to an IAM-authorized one, a SigV4-signed request); why they were refused is in its log",
       },
     });
   }
