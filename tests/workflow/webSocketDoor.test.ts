@@ -109,4 +109,23 @@ describe('a public workflow through the WebSocket host', () => {
       error: { code: 'CANCELLED', message: expect.stringContaining('changed my mind') },
     });
   });
+
+  it('is followed by subscribeWorkflow, with its output, and a workflow the app does not have is NOT_FOUND', async () => {
+    const alice = connect('alice');
+    const ref = await alice.start(Greeter, 'alice:3', { greeting: 'hello' });
+    const seen: string[] = [];
+    const completed = new Promise<string | undefined>((resolve) => {
+      const stop = alice.subscribeWorkflow(ref, ({ data }) => {
+        if (data) seen.push(data.status);
+        if (data?.status !== 'completed') return;
+        stop();
+        resolve(data.output);
+      });
+    });
+    await runtime.idle();
+    await expect.poll(() => seen).toContain('waiting');
+    await alice.signal(ref, 'go', null);
+    await runtime.idle();
+    expect(await completed).toBe('hello, alice');
+  });
 });

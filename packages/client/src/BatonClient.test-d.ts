@@ -109,6 +109,10 @@ describe('BatonClient types', () => {
     >();
     // @ts-expect-error: the input must match the workflow's schema
     client.start(Greet, 'g', { name: 1 });
+    // Followed live, its output is what its run returns.
+    client.subscribeWorkflow(Greet.ref('g'), ({ data }) => {
+      expectTypeOf(data?.output).toEqualTypeOf<string | undefined>();
+    });
   });
 
   it("checks a signal's event and payload against the workflow's events", () => {

@@ -8,18 +8,21 @@ import type {
   EventName,
   EventSchemas,
   InputOf,
+  JsonOf,
   PayloadOf,
   PublicMessageName,
   ReplyOf,
   ResultOf,
   WorkflowRef,
   WorkflowRefOf,
+  WorkflowSummary,
 } from '@baton/core';
 import { PROTOCOL_VERSION } from '@baton/protocol';
 import type { BatonClientOptions } from './BatonClientOptions.ts';
 import type { ClientAskOptions, ClientSendOptions } from './ClientRequestOptions.ts';
 import type { ConnectionState } from './ConnectionState.ts';
 import { ClientSession } from './internal/ClientSession.ts';
+import { knownWorkflow } from './knownWorkflow.ts';
 import type { QueryListener, QueryObserver, QueryRef } from './QueryObserver.ts';
 import { PENDING_STATE, type QueryState } from './QueryState.ts';
 
@@ -99,6 +102,28 @@ export class BatonClient {
   }
 
   /**
+   * Follows a workflow instance live, as {@link subscribe} does a query: `listener` gets its
+   * summary — `status`, `output` typed as its run returns it (as JSON) once `completed`,
+   * `error` once it failed — each time it changes (the built-in `workflowStatus` query; the
+   * workflow must be public and its `authorize` allow this client's caller to read it, or the
+   * state is FORBIDDEN). An instance never started reads `new`.
+   *
+   * @example
+   * const stop = client.subscribeWorkflow(Fulfil.ref('order-17'), ({ data }) => {
+   *   if (data?.status === 'completed') console.log(data.output);
+   * });
+   */
+  subscribeWorkflow<Output>(
+    ref: WorkflowRef<any, Output>,
+    listener: QueryListener<WorkflowSummary<JsonOf<Output>>>,
+  ): () => void {
+    const args = { workflow: ref.workflow, id: ref.key };
+    return this.subscribe<WorkflowSummary<JsonOf<Output>> | null>('workflowStatus', args, (state) =>
+      listener(knownWorkflow(state, ref.workflow)),
+    );
+  }
+
+  /**
    * A live query's current state, without subscribing (pending if nobody subscribes to it).
    *
    * @example
@@ -168,7 +193,7 @@ export class BatonClient {
   /**
    * Starts workflow instance `id` with `input` (the workflow must be public, and its
    * `authorize` allow this client's caller to start it): resolves with its ref once the server
-   * accepted the start — follow it with `useWorkflow(ref)` or the `workflowStatus` query.
+   * accepted the start — follow it with {@link subscribeWorkflow} or React's `useWorkflow(ref)`.
    * Idempotent per id: an instance that exists is left as it is; one that runs (or ran) with
    * another input refuses the start (REJECTED, saying to start another id).
    *

@@ -10,6 +10,7 @@ export type {
   WebSocketLike,
 } from './BatonClientOptions.ts';
 export type { ConnectionState } from './ConnectionState.ts';
+export { knownWorkflow } from './knownWorkflow.ts';
 export type { QueryListener, QueryObserver, QueryRef } from './QueryObserver.ts';
 export {
   PENDING_STATE,

@@ -1,13 +1,11 @@
-import type { QueryState } from '@baton/client';
-import {
-  BatonError,
-  ErrorCode,
-  type JsonOf,
-  type SerializedError,
-  type WorkflowHistoryEntry,
-  type WorkflowQueryArgs,
-  type WorkflowRef,
-  type WorkflowStatus,
+import { knownWorkflow, type QueryState } from '@baton/client';
+import type {
+  JsonOf,
+  SerializedError,
+  WorkflowHistoryEntry,
+  WorkflowQueryArgs,
+  WorkflowRef,
+  WorkflowStatus,
 } from '@baton/core';
 import { useMemo } from 'react';
 import { useQuery } from './useQuery.ts';
@@ -64,16 +62,8 @@ export function useWorkflow<Output>(
     ref === 'skip' ? 'skip' : { workflow: ref.workflow, id: ref.key };
   const state = useQuery<WorkflowProgress<JsonOf<Output>> | null>('workflowHistory', args);
   const workflow = ref === 'skip' ? undefined : ref.workflow;
-  // The query yields null only for a workflow the app does not register: show that as an error.
-  return useMemo(() => {
-    if (state.status !== 'success' || state.data !== null) {
-      return state as QueryState<WorkflowProgress<JsonOf<Output>>>;
-    }
-    const error = new BatonError(
-      ErrorCode.NOT_FOUND,
-      `the app has no workflow "${workflow}": pass a ref of a workflow its defineApp({ workflows }) registers`,
-      { details: { workflow } },
-    );
-    return { status: 'error', data: undefined, error, version: state.version };
-  }, [state, workflow]);
+  return useMemo(
+    () => (workflow === undefined ? state : knownWorkflow(state, workflow)),
+    [state, workflow],
+  ) as QueryState<WorkflowProgress<JsonOf<Output>>>;
 }
