@@ -12,6 +12,7 @@ import { propagation } from './aws/propagation.ts';
 import { sweeperBench } from './aws/sweeper.ts';
 import { openTarget, type Target } from './aws/target.ts';
 import { turnOverhead } from './aws/turn-overhead.ts';
+import { warmUp } from './aws/warmUp.ts';
 import { workflowBench } from './aws/workflow.ts';
 import { embeddedTurns } from './embedded-turns.ts';
 import { hotActor } from './hot-actor.ts';
@@ -432,6 +433,9 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
       target ??= openTarget({
         log,
         ...(options.endpoints ? { endpoints: options.endpoints } : {}),
+      }).then(async (opened) => {
+        if (opened.kind === 'emulators') await warmUp(opened, quick ? 20 : 300, log);
+        return opened;
       });
       return target;
     },
@@ -463,6 +467,8 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
           });
         }
       });
+      // The step's tables and queues go with it, so that no row reads what ran before it there.
+      if (target) await (await target.catch(() => undefined))?.release();
       endStep();
       log(`  (${(ns / 1e9).toFixed(1)} s)\n`);
     }

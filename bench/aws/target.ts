@@ -2,7 +2,8 @@
  * Where the AWS benchmarks run: DynamoDB Local + ElasticMQ started for this run (the default),
  * emulators already running (`BENCH_DYNAMODB_ENDPOINT` + `BENCH_SQS_ENDPOINT`), or real AWS
  * (`BENCH_TARGET=aws`: the SDK's own endpoint, region and credentials chain). Every table and
- * queue is named with a run-unique prefix and deleted by `close()`.
+ * queue is named with a run-unique prefix and deleted when its step ends (`release()`), or by
+ * `close()`.
  */
 import { randomUUID } from 'node:crypto';
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -37,6 +38,11 @@ export interface Target {
   table(name: string): Promise<string>;
   /** Creates a FIFO queue (and its DLQ) named `<prefix>-<name>`; deleted on close. */
   queue(name: string): Promise<FifoQueue>;
+  /**
+   * Deletes the tables and queues created since the last release (a step's): the next step
+   * meets emulators that hold no earlier row's items or messages.
+   */
+  release(): Promise<void>;
   /** Deletes what was created and stops emulators this run started. */
   close(): Promise<void>;
 }
@@ -150,12 +156,17 @@ function target(
       queues.push(made.queueUrl, made.deadLetterQueueUrl);
       return made;
     },
-    async close() {
+    async release() {
       const deletes = [
-        ...tables.map((TableName) => admin.dynamodb.send(new DeleteTableCommand({ TableName }))),
-        ...queues.map((QueueUrl) => admin.sqs.send(new DeleteQueueCommand({ QueueUrl }))),
+        ...tables
+          .splice(0)
+          .map((TableName) => admin.dynamodb.send(new DeleteTableCommand({ TableName }))),
+        ...queues.splice(0).map((QueueUrl) => admin.sqs.send(new DeleteQueueCommand({ QueueUrl }))),
       ];
       await Promise.allSettled(deletes);
+    },
+    async close() {
+      await this.release();
       admin.dynamodb.destroy();
       admin.sqs.destroy();
       await stop?.();
