@@ -147,6 +147,23 @@ describe('the workflow routes of the HTTP ingress', () => {
     expect((await call('alice', 'GET', '/workflows/greeter/alice:9?waitMs=50')).status).toBe(404);
   });
 
+  it('answer a waiting read of an id never started with 404 after a short grace, not at the end of its wait', async () => {
+    const { call } = await serve();
+    const started = Date.now();
+    const read = await call('alice', 'GET', '/workflows/greeter/alice:never?waitMs=25000');
+    expect(read).toMatchObject({
+      status: 404,
+      body: {
+        error: {
+          code: 'NOT_FOUND',
+          message: expect.stringContaining('a start sent moments ago may not be applied yet'),
+        },
+      },
+    });
+    // The grace is 3 s: well short of the 25 s that held an ingress function for nothing.
+    expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
   it('answer 400 for a waitMs that is not a whole number of ms up to askTimeoutMs', async () => {
     const { call } = await serve();
     for (const waitMs of ['soon', '-1', '1.5', '25001']) {

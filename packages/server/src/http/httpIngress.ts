@@ -94,6 +94,7 @@ interface SendRequest {
  * - `GET …/workflows/<name>/<id>` (`%`-escaped) → 200 `{ id, status, output?, error?, … }`, as
  *   `client.workflowStatus` reads it, or 404 for an instance never started; with `?waitMs=<ms>`
  *   (up to `askTimeoutMs`) it first waits that long at most for the instance to end or pause
+ *   (for one that reads as never started, 3 s: a start sent moments ago)
  *
  * An outcome is read from its send on: the send its key's claim names, or, for a message sent
  * with no key, the send its id carries (such an id is a receipt, which only the app's doors can

@@ -102,7 +102,7 @@ export async function answerWorkflowRoute(
   if (summary.status === 'new') {
     throw new BatonError(
       ErrorCode.NOT_FOUND,
-      `workflow "${definition.name}" has no instance "${route.id}": it was never started, or it ended and its retention is over; start it with POST /workflows/${definition.name}/start {"id", "input"}`,
+      `workflow "${definition.name}" has no instance "${route.id}": it was never started (a start sent moments ago may not be applied yet: read again), or it ended and its retention is over; start it with POST /workflows/${definition.name}/start {"id", "input"}`,
       { details: { workflow: definition.name, id: route.id } },
     );
   }
@@ -119,20 +119,30 @@ const SETTLED: ReadonlySet<WorkflowStatus> = new Set([
 ]);
 
 /**
+ * How long a waiting read waits for an instance that reads `new`: a start just sent is applied
+ * within moments (one queue hop, a worker's cold start), and an id never started answers then,
+ * not at the end of the wait, which would hold an ingress function for nothing (a caller could
+ * tie up every one of them with reads of ids it never started).
+ */
+const NEW_GRACE_MS = 3_000;
+
+/**
  * Reads until the instance settles or `waitMs` passes, backing off from 10 ms to 500 ms between
  * reads (as `client.result` does); then the last read, whatever its status. A `new` instance is
- * waited for too: a start just sent may not be applied yet.
+ * waited for too, for at most {@link NEW_GRACE_MS}: a start just sent may not be applied yet.
  */
 async function settledWithin(
   read: () => Promise<WorkflowSummary>,
   waitMs: number,
 ): Promise<WorkflowSummary> {
   const deadline = Date.now() + waitMs;
+  const graceEnds = Date.now() + NEW_GRACE_MS;
   let delay = 10;
   for (;;) {
     const summary = await read();
     const left = deadline - Date.now();
     if (SETTLED.has(summary.status) || left <= 0) return summary;
+    if (summary.status === 'new' && Date.now() >= graceEnds) return summary;
     await new Promise((resolve) => setTimeout(resolve, Math.min(delay, left)));
     delay = Math.min(delay * 2, 500);
   }
