@@ -39,7 +39,9 @@ export type { BatonFunctionName } from './appFunctions.ts';
  *
  * It refuses to deploy an app anyone may call unless told to (`allowAnonymous`): the WebSocket
  * is protected by the app's own `auth` (`webSocketAuth: 'app'`), the HTTP ingress by IAM or an
- * authorizer (`ingressAuth`). Both doors are throttled and their functions' concurrency capped.
+ * authorizer (`ingressAuth`). Both doors' functions have their concurrency capped, and their
+ * API Gateway stages are throttled (a function URL, `ingressAuth: 'iam'` or `'none'`, has no
+ * stage: its cap is the function's reserved concurrency).
  *
  * @example
  * const bank = new BatonApp(this, 'Bank', { entry: 'src/app.ts', webSocketAuth: 'app' });

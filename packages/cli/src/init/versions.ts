@@ -9,6 +9,8 @@ export const APP_DEPENDENCIES = {
 } as const;
 
 export const APP_DEV_DEPENDENCIES = {
+  // The oldest Node the app's `engines` allow (20), so its types offer no API Node 20 lacks;
+  // Node 22 or later is the one to run it on (the README says why).
   '@types/node': '^20.19.0',
   '@types/react': '^19.3.0',
   '@types/react-dom': '^19.3.0',
