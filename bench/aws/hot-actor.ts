@@ -36,7 +36,6 @@ import { silentLogger } from '@baton/core';
 import { decodeEnvelope } from '@baton/core/adapter';
 import { Worker } from '@baton/core/engine';
 import {
-  type Comparison,
   formatNs,
   formatRate,
   formatRatio,
@@ -48,6 +47,7 @@ import {
 import { pairedFigures, type Row } from '../report.ts';
 import { applied, Counter, inboxMessage, ingress } from './actors.ts';
 import { formatCallTimes, formatGaps, formatPerOp, perOp } from './counting.ts';
+import { shareOfCeiling } from './shareOfCeiling.ts';
 import { type BenchResources, benchResources, type Clients, type Target } from './target.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -158,36 +158,6 @@ export async function hotActorAws(options: HotActorAwsOptions): Promise<Row[]> {
   });
   if (result.ceiling) rows.push(shareOfCeiling(result.worker!, result.ceiling, target.label, log));
   return rows;
-}
-
-/**
- * The Worker's rate over the hand-written batch loop's, paired round by round. Both rounds of a
- * pair last tenths of a second and run next to each other, so the host's drift cancels as it
- * does not against the raw loop's rounds of seconds: how far the Worker is from what the
- * emulators let any batch-10 engine reach, 2a's gain being about 2d's times this share.
- */
-function shareOfCeiling(
-  worker: Comparison,
-  hand: Comparison,
-  label: string,
-  log: (line: string) => void,
-): Row {
-  // Per message, so the hand-written loop's time over the Worker's is the Worker's share.
-  const shares = worker.candidate.map((ns, i) => hand.candidate[i]! / ns);
-  const workerNs = median(worker.candidate);
-  const handNs = median(hand.candidate);
-  log(
-    `  the Worker's share of the hand-written loop's rate: ${(median(shares) * 100).toFixed(0)}% ` +
-      `(median of ${shares.length} paired rounds), ${((handNs / workerNs) * 100).toFixed(0)}% (quotient of the medians)`,
-  );
-  return {
-    bench: `hot actor: Worker batch 10 vs hand-written batch 10, the share of the ceiling (${label})`,
-    baseline: formatRate(handNs),
-    candidate: formatRate(workerNs),
-    ...pairedFigures(shares, handNs / workerNs),
-    values: { baseline: 1e9 / handNs, candidate: 1e9 / workerNs, unit: 'msg/s' },
-    latencies: { baseline: hand.latencies.candidate, candidate: worker.latencies.candidate },
-  };
 }
 
 /** Enqueues `messages` ingress messages for a fresh actor (setup, untimed); returns its id. */
