@@ -30,7 +30,7 @@ import {
 import type { SQSEvent } from 'aws-lambda';
 import { describe, expect, inject, it } from 'vitest';
 import * as z from 'zod';
-import { declared, record, sorted } from './fixtures/iamRecording.ts';
+import { asDeclared, declared, record } from './fixtures/iamRecording.ts';
 
 const attempts = new Map<string, number>();
 let cured = false;
@@ -236,9 +236,9 @@ describe('the IAM actions each part declares', () => {
     expect((await operator.store.load('node/u'))?.state).toEqual({ n: 1 });
     expect((await operator.store.load('node/a'))?.state).toEqual({ n: 5 });
 
-    expect(sorted(worker.calls)).toEqual(sorted(declared('worker')));
-    expect(sorted(ingress.calls)).toEqual(sorted(declared('ingress')));
-    expect(sorted(sweeper.calls)).toEqual(sorted(declared('sweeper')));
-    expect(sorted(relay.calls)).toEqual(sorted(declared('relay')));
+    expect(asDeclared(worker.calls, 'worker')).toEqual(declared('worker'));
+    expect(asDeclared(ingress.calls, 'ingress')).toEqual(declared('ingress'));
+    expect(asDeclared(sweeper.calls, 'sweeper')).toEqual(declared('sweeper'));
+    expect(asDeclared(relay.calls, 'relay')).toEqual(declared('relay'));
   }, 120_000);
 });

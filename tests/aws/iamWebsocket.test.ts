@@ -12,7 +12,7 @@ import { query } from '@baton/core';
 import { describe, expect, inject, it } from 'vitest';
 import * as z from 'zod';
 import { TestSocket } from '../../packages/server/src/ws/fixtures/TestSocket.ts';
-import { declared, record, sorted } from './fixtures/iamRecording.ts';
+import { asDeclared, declared, record } from './fixtures/iamRecording.ts';
 import { Account } from './fixtures/openAccount.ts';
 import { startWebSocketStack, until } from './fixtures/webSocketStack.ts';
 
@@ -136,10 +136,14 @@ describe('the IAM actions the reactive parts declare', () => {
       await stack.stop();
     }
 
-    expect(sorted(calls.websocket)).toEqual(sorted(declared('websocket')));
+    expect(asDeclared(calls.websocket, 'websocket')).toEqual(declared('websocket'));
     // The stream's own reads are its event source mapping's, not the handler's.
-    expect(sorted(calls.stream)).toEqual(sorted(declared('stream', 'tableStream')));
-    expect(sorted(calls.connectionSweeper)).toEqual(sorted(declared('connectionSweeper')));
+    expect(asDeclared(calls.stream, 'stream', 'tableStream')).toEqual(
+      declared('stream', 'tableStream'),
+    );
+    expect(asDeclared(calls.connectionSweeper, 'connectionSweeper')).toEqual(
+      declared('connectionSweeper'),
+    );
     const mapping = BATON_IAM.stream.filter((s) => s.resources.some((r) => r === 'tableStream'));
     expect(mapping.flatMap((s) => [...s.actions]).sort()).toEqual([
       'dynamodb:DescribeStream',

@@ -14,6 +14,10 @@
  * - `claims`: the table's key claims only (`Store.claimKey`): the table's ARN on condition that
  *   every partition key the call names begins with `K#` ({@link CLAIM_LEADING_KEYS}). Writing a
  *   claim lets no one write an outcome or an actor's record.
+ * - `actorRecords`: the partitions of actors only (their records, and what an actor's partition
+ *   holds beside: outbox items, timers, dead letters): the table's ARN on condition that every
+ *   partition key the call names begins with `A#` ({@link ACTOR_RECORD_LEADING_KEYS}). Not the
+ *   outcomes, key claims, effect marks or the shards' index items the table holds apart.
  * - `workflowRecords`: the records of workflow instances only (read by `GET /workflows/<name>/<id>`
  *   and by the check of a callback's token at the door): the table's ARN on condition that every
  *   partition key the call names begins with `A#wf-` ({@link WORKFLOW_RECORD_LEADING_KEYS}; no
@@ -52,6 +56,12 @@ export const OUTCOME_LEADING_KEYS = `${IDEMPOTENCY_PK_PREFIX}*`;
 export const WORKFLOW_RECORD_LEADING_KEYS = `${actorPk('wf-')}*`;
 
 /**
+ * The partition keys the `actorRecords` resource covers, as an IAM condition on the table:
+ * `{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [ACTOR_RECORD_LEADING_KEYS] } }`.
+ */
+export const ACTOR_RECORD_LEADING_KEYS = `${actorPk('')}*`;
+
+/**
  * The partition keys the `claims` resource covers, as an IAM condition on the table:
  * `{ "ForAllValues:StringLike": { "dynamodb:LeadingKeys": [CLAIM_LEADING_KEYS] } }`.
  *
@@ -69,6 +79,7 @@ export type IamResource =
   | 'table'
   | 'outcomes'
   | 'claims'
+  | 'actorRecords'
   | 'workflowRecords'
   | 'outboxIndex'
   | 'inbox'
@@ -114,8 +125,8 @@ const receive: IamStatement = {
   resources: ['inbox'],
 };
 
-/** Committed reads: outcomes (`readIdempotency`) and the records queries read (`load`). */
-const readTable: IamStatement = { actions: ['dynamodb:GetItem'], resources: ['table'] };
+/** Reading actors' records (`load`): those queries read, and a timer's actor. */
+const readRecords: IamStatement = { actions: ['dynamodb:GetItem'], resources: ['actorRecords'] };
 
 /** Reading outcomes (`readIdempotency`: its item, or its actor's pages) and nothing else of the table. */
 const readOutcomes: IamStatement = {
@@ -223,7 +234,7 @@ export const BATON_IAM = {
    * function's role: grant `sqs:ReceiveMessage`, `sqs:DeleteMessage` and
    * `sqs:GetQueueAttributes` on `timerQueue` too.
    */
-  relay: [readTable, send, { actions: ['sqs:SendMessage'], resources: ['timerQueue'] }],
+  relay: [readRecords, send, { actions: ['sqs:SendMessage'], resources: ['timerQueue'] }],
   /**
    * `ingressHandler` and `Client`: reads outcomes and workflow instances' records (and no other
    * actor's), claims the keys of keyed messages and reads those claims, sends.
@@ -232,14 +243,16 @@ export const BATON_IAM = {
   /**
    * `websocketHandler` (`@baton/aws/websocket`; `$connect`, `$disconnect`, `$default`): the
    * registry; queries' reads and outcomes; `send`/`ask` into the inbox with their keys'
-   * claims; pushes, and closing a connection that is not registered.
+   * claims; pushes, and closing a connection that is not registered. It reads no claim: a
+   * keyed send's claim is read back only for a payload over the store's limit (`checkSize`),
+   * and a message on API Gateway is one frame of at most 128 KiB, under it.
    */
-  websocket: [registry, readTable, readOutcomes, claimKeys, send, manageConnections],
+  websocket: [registry, readRecords, readOutcomes, claimKeys, send, manageConnections],
   /**
    * `streamHandler` (on the table's stream): re-runs the queries a commit touched, pushes their
    * results and answers pending requests; plus what its event source mapping reads.
    */
-  stream: [registry, readConnectionsAtOnce, readTable, manageConnections, streamEventSource],
+  stream: [registry, readConnectionsAtOnce, readRecords, manageConnections, streamEventSource],
   /**
    * `connectionSweeper` (scheduled): scans for lapsed leases, closes those connections and
    * removes them with what they held. It writes nothing but deletes.

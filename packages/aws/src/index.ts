@@ -50,6 +50,7 @@ export {
   sweeperOptionsFromEnvironment,
 } from './environment.ts';
 export {
+  ACTOR_RECORD_LEADING_KEYS,
   BATON_IAM,
   CLAIM_LEADING_KEYS,
   type IamResource,

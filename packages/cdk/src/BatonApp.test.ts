@@ -65,6 +65,7 @@ function withAuthorizer(stack: Stack): Partial<BatonAppProps> {
 /** The condition that narrows a grant on the table to its idempotency records. */
 const OUTCOMES_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['I#*'] } };
 const CLAIMS_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['K#*'] } };
+const ACTOR_RECORDS_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['A#*'] } };
 const WORKFLOW_RECORDS_ONLY = {
   'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['A#wf-*'] },
 };
@@ -916,6 +917,26 @@ describe('BatonApp', () => {
         Condition: WORKFLOW_RECORDS_ONLY,
       });
       expect(onTable, roleId).toEqual([outcomes, workflows, claims]);
+    }
+  });
+
+  it("lets the WebSocket, stream and relay functions read actors' partitions and outcomes, never a claim or an effect mark", () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy'));
+    for (const name of ['websocket', 'stream', 'relay'] as const) {
+      const roleId = idOf(baton.functions[name].role as never);
+      const statements = policies
+        .filter((p) => p.Properties.Roles.some((r: { Ref: string }) => r.Ref === roleId))
+        .flatMap((p) => p.Properties.PolicyDocument.Statement);
+      // The table's own ARN (its stream's is `StreamArn`, for the stream's event source).
+      const onTable = statements.filter(
+        (statement: { Resource: unknown }) =>
+          JSON.stringify(statement.Resource) ===
+          JSON.stringify({ 'Fn::GetAtt': [idOf(baton.table), 'Arn'] }),
+      );
+      const conditions = onTable.map((s: { Condition?: unknown }) => s.Condition);
+      expect(conditions, name).toContainEqual(ACTOR_RECORDS_ONLY);
+      // Every grant on the table is on a part of it: none reads the whole table.
+      expect(conditions, name).not.toContain(undefined);
     }
   });
 

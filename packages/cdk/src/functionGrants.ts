@@ -1,9 +1,10 @@
 /**
  * The IAM statements `@baton/aws` declares each function needs (`BATON_IAM`), on this app's
- * resources, and the conditions that narrow the table to its idempotency records, its key claims
- * or its workflow instances' records.
+ * resources, and the conditions that narrow the table to its idempotency records, its key claims,
+ * its actors' partitions or its workflow instances' records.
  */
 import {
+  ACTOR_RECORD_LEADING_KEYS,
   BATON_IAM,
   CLAIM_LEADING_KEYS,
   type IamResource,
@@ -29,6 +30,11 @@ export const CLAIMS_ONLY = {
   'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [CLAIM_LEADING_KEYS] },
 };
 
+/** The condition that narrows the table to actors' partitions (`actorRecords`). */
+export const ACTOR_RECORDS_ONLY = {
+  'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [ACTOR_RECORD_LEADING_KEYS] },
+};
+
 /** The condition that narrows the table to workflow instances' records (`workflowRecords`). */
 export const WORKFLOW_RECORDS_ONLY = {
   'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [WORKFLOW_RECORD_LEADING_KEYS] },
@@ -47,16 +53,18 @@ export interface IamResources extends Construct {
 /** The IAM statements `BATON_IAM` declares for `part`, on `app`'s resources. */
 export function statementsFor(app: IamResources, part: BatonFunctionName): iam.PolicyStatement[] {
   return BATON_IAM[part].map(({ actions, resources }) => {
-    // `outcomes`, `claims` and `workflowRecords` are the table on a condition, each a statement
-    // of its own.
+    // `outcomes`, `claims`, `actorRecords` and `workflowRecords` are the table on a condition,
+    // each a statement of its own.
     const named = resources as readonly IamResource[];
     const conditions = named.includes('outcomes')
       ? OUTCOMES_ONLY
       : named.includes('claims')
         ? CLAIMS_ONLY
-        : named.includes('workflowRecords')
-          ? WORKFLOW_RECORDS_ONLY
-          : undefined;
+        : named.includes('actorRecords')
+          ? ACTOR_RECORDS_ONLY
+          : named.includes('workflowRecords')
+            ? WORKFLOW_RECORDS_ONLY
+            : undefined;
     return new iam.PolicyStatement({
       actions: [...actions],
       resources: resources.flatMap((resource) => arnsOf(app, resource)),
@@ -88,6 +96,7 @@ function arnsOf(app: IamResources, resource: IamResource): string[] {
     case 'table':
     case 'outcomes':
     case 'claims':
+    case 'actorRecords':
     case 'workflowRecords':
       return [app.table.tableArn];
     case 'outboxIndex':
