@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { findTypeProject, readTscOutput } from './TypeChecker.ts';
+import { findTypeProject, readTscOutput, WatchOutputReader } from './TypeChecker.ts';
 
 const ROOT = new URL('../../../../', import.meta.url).pathname;
 const dirs: string[] = [];
@@ -74,5 +74,50 @@ describe('readTscOutput', () => {
       errors: 1,
       lines: ['Segmentation fault'],
     });
+  });
+});
+
+describe('WatchOutputReader', () => {
+  /** What `tsc --watch --preserveWatchOutput --pretty false` printed for a save and its fix. */
+  const output = [
+    '',
+    '3:51:11 AM - Starting compilation in watch mode...',
+    '',
+    '',
+    '3:51:16 AM - Found 0 errors. Watching for file changes.',
+    '',
+    '3:51:16 AM - File change detected. Starting incremental compilation...',
+    '',
+    "src/a.ts(1,14): error TS2322: Type 'string' is not assignable to type 'number'.",
+    "src/b.ts(2,1): error TS2345: Argument of type '{ n: string; }' is not assignable.",
+    "  Types of property 'n' are incompatible.",
+    '',
+    '3:51:16 AM - Found 2 errors. Watching for file changes.',
+    '',
+    '15:51:18 - File change detected. Starting incremental compilation...',
+    '',
+    '',
+    '15:51:18 - Found 1 error. Watching for file changes.',
+    '',
+  ].join('\n');
+
+  it("gives each check's error lines with tsc's count, in whatever chunks the output comes", () => {
+    const whole = new WatchOutputReader().push(output);
+    expect(whole).toEqual([
+      { errors: 0, lines: [] },
+      { errors: 2, lines: output.split('\n').slice(8, 11) },
+      { errors: 1, lines: [] },
+    ]);
+    const reader = new WatchOutputReader();
+    const byChunks = [];
+    for (let i = 0; i < output.length; i += 7)
+      byChunks.push(...reader.push(output.slice(i, i + 7)));
+    expect(byChunks).toEqual(whole);
+  });
+
+  it('keeps what a stopped tsc printed after its last count', () => {
+    const reader = new WatchOutputReader();
+    expect(reader.push("error TS5058: The specified path does not exist: 'x'.\nexit")).toEqual([]);
+    expect(reader.rest()).toBe("error TS5058: The specified path does not exist: 'x'.\nexit");
   });
 });

@@ -270,11 +270,16 @@ export async function startDev(
   const changed = new Set<string>();
   const watcher = new FolderWatcher((file) => {
     changed.add(file);
+    typeChecker?.changing();
     clearTimeout(timer);
     timer = setTimeout(() => {
       changes = changes
         .then(onChange)
-        .catch((error: unknown) => log(`baton dev: could not reload: ${String(error)}`));
+        .catch((error: unknown) => log(`baton dev: could not reload: ${String(error)}`))
+        // Rebuilt, unless a change came meanwhile: its own round ends with the check.
+        .then(() => {
+          if (changed.size === 0) typeChecker?.check();
+        });
     }, 100);
   });
   const watchInputs = () =>
@@ -300,7 +305,6 @@ export async function startDev(
     if (cause !== undefined || supervisor.buildFailed) {
       await supervisor.reload(`${shortPath(cause ?? files[0]!)} changed`);
     }
-    typeChecker?.check();
     watchInputs();
   };
   watchInputs();
