@@ -39,8 +39,8 @@ type Answer =
   | { readonly id: number; readonly error: string };
 
 /**
- * Starts the module at `entry` (which calls `serve`) in a child process: with TypeScript loaded
- * for a `.ts` module, as it is for a bundle's JavaScript.
+ * Starts the module at `entry` (which calls `serve`) in a child process: through tsx for a `.ts`
+ * module, and in plain Node for JavaScript (a bundle), which then carries no loader's cost.
  */
 export function forkPart<M extends Methods>(entry: URL): Part<M> {
   const child: ChildProcess = fork(fileURLToPath(entry), [], {
