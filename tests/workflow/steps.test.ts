@@ -151,6 +151,58 @@ describe('a workflow', () => {
     );
   });
 
+  it('names a compensation that failed for good as the compensation of its step, not the step', async () => {
+    const Unrefunded = workflow({
+      name: 'unrefunded',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.step('charge', () => 'charged', {
+          compensate: () => {
+            throw new TerminalError('refunds are closed');
+          },
+        });
+        throw new TerminalError('out of stock');
+      },
+    });
+    const h = workflowHarness([Unrefunded.actor]);
+    const ref = await h.client.start(Unrefunded, 'u', {});
+    await h.runAll();
+
+    const status = await h.client.workflowStatus(ref);
+    expect(status).toMatchObject({ status: 'failed' });
+    expect(status.error?.details?.compensationErrors).toEqual([
+      expect.objectContaining({
+        code: ErrorCode.STEP_FAILED,
+        message: 'the compensation of step "charge" failed after 1 attempt: refunds are closed',
+        details: expect.objectContaining({ step: 'charge', compensation: true }),
+      }),
+    ]);
+  });
+
+  it('retries a step with maxAttempts Infinity until it passes, the waits capped at maxDelayMs', async () => {
+    let attempts = 0;
+    const Patient = workflow({
+      name: 'patient',
+      input: z.object({}),
+      run: (ctx) =>
+        ctx.step(
+          'charge',
+          () => {
+            if (++attempts < 12) throw new Error('payment service unavailable');
+            return 'charged';
+          },
+          {
+            retry: { maxAttempts: Number.POSITIVE_INFINITY, initialDelayMs: 10, maxDelayMs: 1_000 },
+          },
+        ),
+    });
+    const h = workflowHarness([Patient.actor]);
+    const ref = await h.client.start(Patient, 'p', {});
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe('charged');
+    expect(attempts).toBe(12);
+  });
+
   it('keeps numbered keys for a run started before keys counted names, across its attempts', async () => {
     const log = stepLog();
     const Legacy = workflow({

@@ -19,7 +19,10 @@ import type {
 
 /** How a failing step is retried: `maxAttempts` in all, with exponential backoff between. */
 export interface RetryPolicy {
-  /** Attempts in all, the first included. @default 3 */
+  /**
+   * Attempts in all, the first included; `Infinity` retries until the step passes or throws a
+   * `TerminalError` (at most `maxDelayMs` apart). @default 3
+   */
   readonly maxAttempts?: number;
   /** The wait before the second attempt. @default 1000 ms */
   readonly initialDelayMs?: number;
@@ -232,12 +235,19 @@ export interface WorkflowContext<Events extends EventSchemas = AnyEvents> {
     id: string,
     input: InputOf<W>,
   ): Promise<OutputOf<W>>;
-  /** Runs the branches concurrently; resolves with their results in order (fails on the first failure). */
+  /**
+   * Runs the branches concurrently; resolves with their results in order (fails on the first
+   * failure). Their calls, sleeps and waits are under way together; their `ctx.step`s run in the
+   * instance's turn one at a time, as every step does.
+   */
   parallel<T>(
     branches: readonly (() => Promise<T>)[],
     options?: { readonly maxConcurrency?: number },
   ): Promise<T[]>;
-  /** `fn` over each item, at most `maxConcurrency` at once; results in the items' order. */
+  /**
+   * `fn` over each item, at most `maxConcurrency` at once; results in the items' order. As with
+   * {@link parallel}, steps among them run one at a time.
+   */
   map<I, T>(
     items: readonly I[],
     fn: (item: I, index: number) => Promise<T>,

@@ -24,8 +24,9 @@ export function checkRetryPolicy(where: string, policy: RetryPolicy | undefined)
   if (policy === undefined) return;
   const problems: string[] = [];
   const { maxAttempts, initialDelayMs, backoffFactor, maxDelayMs } = policy;
-  if (maxAttempts !== undefined && !(Number.isInteger(maxAttempts) && maxAttempts >= 1)) {
-    problems.push('maxAttempts must be an integer ≥ 1');
+  const whole = Number.isInteger(maxAttempts) || maxAttempts === Number.POSITIVE_INFINITY;
+  if (maxAttempts !== undefined && !(whole && maxAttempts >= 1)) {
+    problems.push('maxAttempts must be an integer ≥ 1, or Infinity');
   }
   for (const [name, value] of Object.entries({ initialDelayMs, backoffFactor, maxDelayMs })) {
     if (
@@ -43,11 +44,27 @@ export function checkRetryPolicy(where: string, policy: RetryPolicy | undefined)
   }
 }
 
-/** What the run sees of a step that failed its last attempt. */
-export function stepFailed(name: string, attempts: number, last: BatonError): BatonError {
+/**
+ * What the run sees of a step that failed its last attempt; `compensation`: the step that failed
+ * is the compensation of step `name` (a refund that failed, not the charge).
+ */
+export function stepFailed(
+  name: string,
+  attempts: number,
+  last: BatonError,
+  compensation = false,
+): BatonError {
+  const what = `${compensation ? 'the compensation of ' : ''}step "${name}"`;
   return new BatonError(
     ErrorCode.STEP_FAILED,
-    `step "${name}" failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${last.message}`,
-    { details: { step: name, attempts, cause: last.toJSON() } },
+    `${what} failed after ${attempts} attempt${attempts === 1 ? '' : 's'}: ${last.message}`,
+    {
+      details: {
+        step: name,
+        ...(compensation && { compensation: true }),
+        attempts,
+        cause: last.toJSON(),
+      },
+    },
   );
 }

@@ -27,6 +27,7 @@ export async function attemptStep(runner: StepRunner, slot: Slot, host: ReplayHo
   const { entry } = slot;
   const { fn, options } = slot.step!;
   const attempt = (entry.attempts ?? 0) + 1;
+  const compensation = entry.kind === 'compensate';
   entry.attempts = attempt;
   const key = stepKey(host.self.id, runner.state, slot);
   const span = host.span?.(`${runner.definition.name} ${entry.kind} ${entry.name}`, {
@@ -43,7 +44,7 @@ export async function attemptStep(runner: StepRunner, slot: Slot, host: ReplayHo
     if ('error' in result) {
       runner.complete(slot, {
         ok: false,
-        error: stepFailed(entry.name, attempt, result.error).toJSON(),
+        error: stepFailed(entry.name, attempt, result.error, compensation).toJSON(),
       });
     } else runner.complete(slot, { ok: true, value: result.value });
   } catch (thrown) {
@@ -53,7 +54,8 @@ export async function attemptStep(runner: StepRunner, slot: Slot, host: ReplayHo
     const delay = thrown instanceof TerminalError ? undefined : retryDelay(options.retry, attempt);
     if (delay === undefined) {
       const shown = runner.told(error, { step: entry.name, attempt });
-      runner.complete(slot, { ok: false, error: stepFailed(entry.name, attempt, shown).toJSON() });
+      const failed = stepFailed(entry.name, attempt, shown, compensation);
+      runner.complete(slot, { ok: false, error: failed.toJSON() });
       return;
     }
     host.log.warn('workflow step failed; it will be retried', {
