@@ -10,6 +10,7 @@
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalSqsEventSource } from '@baton/aws/local';
+import { replayWorkflow } from '@baton/core';
 import { Client } from '@baton/core/client';
 import { shellQuote } from '@baton/core/engine';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -494,5 +495,21 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect((await baton('workflows', 'list', 'bulk', '--json')).json().instances).toMatchObject([
       { id: 'big', status: 'completed', steps: 8 },
     ]);
+
+    // Exported whole (JSON, --json or not), the history replays with the code; without its
+    // pages it does not, and the refusal says what to pass.
+    const exported = await baton('workflows', 'export', 'bulk', 'big');
+    expect(exported.code).toBe(0);
+    const { workflow: name, id, state: kept, paged } = JSON.parse(exported.out);
+    expect([name, id]).toEqual(['bulk', 'big']);
+    expect(kept).toEqual(state);
+    expect(paged.length + kept.journal.length).toBe(8);
+    expect(await replayWorkflow(Bulk, kept, { paged })).toEqual({
+      outcome: 'completed',
+      commands: 8,
+    });
+    await expect(replayWorkflow(Bulk, kept)).rejects.toThrow(
+      /entries in pages of their own, but 0 were given: pass every page's entries \(replayWorkflow's `paged`, as `baton workflows export` writes them\)/,
+    );
   });
 });

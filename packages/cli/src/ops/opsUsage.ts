@@ -40,6 +40,7 @@ export const OPS_USAGE = `Operating a deployed app:
   baton timers cancel <type/key> <timer id>         it never fires (not an ask's timeout, nor a workflow's timer)
   baton workflows list [<workflow>] [--status s] [--limit n] [--cursor c]   (all: --app <entry>)
   baton workflows show <workflow> <id>               status, output or error, and each step
+  baton workflows export <workflow> <id>             its whole history as JSON, to replay in CI (replayWorkflow)
   baton workflows cancel <workflow> <id> [--reason r] [--dry-run]      compensations run, then it ends
   baton workflows terminate <workflow> <id> [--reason r] [--dry-run]   it ends, no compensations
   baton workflows signal <workflow> <id> <event> [json payload] [--app <entry>] [--dry-run] [--force]

@@ -29,6 +29,7 @@ import {
   workflowsSignal,
   workflowsTerminate,
 } from './workflowActions.ts';
+import { workflowsExport } from './workflowExport.ts';
 import { workflowsList, workflowsShow } from './workflows.ts';
 
 /** A command; one whose finding sets its exit code (`status`) resolves with that code. */
@@ -115,6 +116,7 @@ const COMMANDS: Readonly<
     operands: ['[<workflow>]'],
   },
   'workflows show': { run: workflowsShow, takes: [], operands: INSTANCE },
+  'workflows export': { run: workflowsExport, takes: [], operands: INSTANCE },
   'workflows cancel': {
     run: workflowsCancel,
     takes: ['reason', 'key', 'app', 'dry-run', INBOX],

@@ -76,7 +76,7 @@ export {
   type SweepResult,
 } from './Sweeper.ts';
 export type { OpenTelemetryApi, OtelSpan, OtelSpanContext } from './spans.ts';
-export { readHistoryWindow, readStoredHistory } from './storedHistory.ts';
+export { readHistoryWindow, readPagedEntries, readStoredHistory } from './storedHistory.ts';
 export { fireDueTimers, fireTimers, HALT_TIMER_REMOVALS, isVoid, timerFire } from './timers.ts';
 export {
   type MetricsRecorder,

@@ -19,8 +19,26 @@ export async function readStoredHistory(
   actorId: string,
   state: WorkflowState,
 ): Promise<JournalEntry[]> {
+  const entries = [...(await readPagedEntries(store, actorId, state)), ...(state.pinned ?? [])];
+  // Pages hold the final entries before the journal, the record the pinned ones (see history.ts).
+  entries.sort((a, b) => a.seq - b.seq);
+  return [...entries, ...state.journal];
+}
+
+/**
+ * The entries of the instance's history that its record moved out into pages, in order: with
+ * the record's state, what `replayWorkflow` replays (its `paged` option).
+ *
+ * @example
+ * await replayWorkflow(Fulfil, state, { paged: await readPagedEntries(store, id, state) });
+ */
+export async function readPagedEntries(
+  store: Pick<TurnStore, 'readOverflow'>,
+  actorId: string,
+  state: WorkflowState,
+): Promise<JournalEntry[]> {
   const count = state.sealed?.pages ?? 0;
-  if (count === 0) return [...(state.pinned ?? []), ...state.journal];
+  if (count === 0) return [];
   const ids = Array.from({ length: count }, (_, n) => pageId(state, n));
   const marks = await store.readOverflow(
     actorId,
@@ -39,10 +57,7 @@ export async function readStoredHistory(
     }
     entries.push(...(page as JournalEntry[]));
   }
-  // Pages hold the final entries before the journal, the record the pinned ones (see history.ts).
-  entries.push(...(state.pinned ?? []));
-  entries.sort((a, b) => a.seq - b.seq);
-  return [...entries, ...state.journal];
+  return entries.sort((a, b) => a.seq - b.seq);
 }
 
 /**

@@ -33,7 +33,7 @@ export class HistoryCursor {
       const given = this.#sealed.length - (state.pinned?.length ?? 0);
       throw new BatonError(
         ErrorCode.INVALID_ARGUMENT,
-        `workflow "${workflow}": the history has ${sealedCount(state) - (state.pinned?.length ?? 0)} entries in pages of their own, but ${given} were given: pass every page's entries, in order`,
+        `workflow "${workflow}": the history has ${sealedCount(state) - (state.pinned?.length ?? 0)} entries in pages of their own, but ${given} were given: pass every page's entries (replayWorkflow's \`paged\`, as \`baton workflows export\` writes them)`,
       );
     }
     this.#byOrder = [...this.#sealed, ...state.journal]

@@ -2,13 +2,15 @@
  * Checks a workflow's code against a recorded history, without running anything: the check an
  * app's CI runs over histories of its running instances before a deploy.
  */
-import { sealedCount, type WorkflowState } from './journal.ts';
+import { type JournalEntry, sealedCount, type WorkflowState } from './journal.ts';
 import { Replayer } from './Replayer.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
 /**
  * Replays `history` (an instance's state, as its stored record holds it: `workflowHistory`'s
- * result leaves the journal out) with `definition`'s code — of an instance that ran
+ * result leaves the journal out; with a long history, `options.paged`: the entries the record
+ * moved out into pages, as `baton workflows export` writes them) with `definition`'s code — of
+ * an instance that ran
  * compensations, the run and then its compensations, as the live turns did. Resolves with how far
  * the history takes the run (`cancelled` or `failed` for a saga that ended so); rejects with
  * NON_DETERMINISTIC, naming the command, when the code no longer issues what the history holds,
@@ -16,11 +18,14 @@ import type { AnyWorkflowDefinition } from './workflow.ts';
  * instance after the deploy. Steps are not run, nothing is sent.
  *
  * @example
- * for (const history of recordedHistories) await replayWorkflow(Checkout, history);
+ * // Each file as `baton workflows export checkout <id> > histories/<id>.json` wrote it.
+ * const { state, paged } = JSON.parse(readFileSync('histories/o-17.json', 'utf8'));
+ * await replayWorkflow(Checkout, state, { paged });
  */
 export async function replayWorkflow(
   definition: AnyWorkflowDefinition,
   history: Pick<WorkflowState, 'journal'> & Partial<WorkflowState>,
+  options: { readonly paged?: readonly JournalEntry[] } = {},
 ): Promise<{
   readonly outcome: 'completed' | 'failed' | 'cancelled' | 'suspended';
   readonly commands: number;
@@ -43,7 +48,8 @@ export async function replayWorkflow(
   ) {
     state.ending = { status, error, seq: sagaFrom };
   }
-  const result = await new Replayer(definition, state, undefined).drive();
+  const replayer = new Replayer(definition, state, undefined, { sealed: options.paged ?? [] });
+  const result = await replayer.drive();
   if (result.kind === 'paused') throw result.error;
   const outcome =
     result.kind === 'completed'
