@@ -253,7 +253,8 @@ export interface BatonAppProps {
   readonly sweeperConcurrency?: number;
   /**
    * The WebSocket function's caps: subscriptions one connection may hold (`maxSubscriptions`,
-   * 100), frames it may send a second (`maxFramesPerSecond`, 200), and connections one user may
+   * 100), frames it may send a second (`maxFramesPerSecond`, 200: more are refused, and more than
+   * twice it in one second close the connection), and connections one user may
    * hold (`maxConnectionsPerUser`, 100; anonymous connections are not counted). Each from 1 to
    * 100,000.
    * @default the handler's defaults

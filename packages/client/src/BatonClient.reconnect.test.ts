@@ -99,6 +99,27 @@ describe('BatonClient reconnects', () => {
     expect(errors[0]).toBe('the server closed the connection: too many connections');
   });
 
+  it('reports a close for a policy violation (1008: it flooded), and backs off as for a failed attempt', async () => {
+    const timers = recordingTimers();
+    const errors: unknown[] = [];
+    client = testClient(server.url, {
+      timers,
+      random: () => 1,
+      reconnect: { minMs: 10, maxMs: 80 },
+      onError: (error) => errors.push(error),
+    });
+    const reason =
+      'sent more than 400 frames in one second (twice the cap of 200): closed; reconnect and send fewer';
+    for (let i = 0; i < 4; i++) (await server.connection(i)).close(1008, reason);
+    await vi.waitFor(() => expect(timers.delays.filter((ms) => ms <= 80)).toHaveLength(4));
+    expect(timers.delays.filter((ms) => ms <= 80)).toEqual([10, 20, 40, 80]);
+    expect(errors[0]).toMatchObject({
+      code: 'UNAVAILABLE',
+      message: `the server closed the connection: ${reason}`,
+      details: { closeCode: 1008, reason },
+    });
+  });
+
   it('keeps backing off while each socket it opens is closed at once (a server in a crash loop)', async () => {
     const timers = recordingTimers();
     const states: ConnectionState[] = [];

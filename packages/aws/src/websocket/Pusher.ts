@@ -273,8 +273,8 @@ export class Pusher {
 
   /**
    * Tells a connection why it is closed (an `error` frame, posted past the checks of `send`:
-   * its identity may have ended), then closes it as {@link disconnect} does. Never throws for
-   * the frame.
+   * its identity may have ended), then closes it as {@link disconnect} does: for an identity
+   * that ended, or a policy the client broke (API Gateway sends no close code). Never throws.
    */
   async closeWith(connectionId: string, error: BatonError): Promise<void> {
     const frame = encodeMessage({ v: PROTOCOL_VERSION, type: 'error', error: error.toJSON() });
@@ -285,7 +285,7 @@ export class Pusher {
       });
     });
     await this.disconnect(connectionId).catch((cause: unknown) => {
-      this.context.logger.warn('could not close a connection whose identity ended', {
+      this.context.logger.warn('could not close a connection', {
         connectionId,
         error: toBatonError(cause).message,
       });

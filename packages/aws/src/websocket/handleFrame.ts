@@ -51,7 +51,19 @@ export async function handleFrame(
       await pusher.send(connectionId, frame);
     },
     // Counted in the connection's registry item: Lambdas share no memory.
-    frames: { count: (second, max) => registry.connections.countFrame(connectionId, second, max) },
+    frames: { count: (second) => registry.connections.countFrame(connectionId, second) },
+    // API Gateway sends no close code: the client is told why in an `error` frame, then the
+    // connection is deleted and its registry state removed.
+    close: async (error) => {
+      const { code, message, details } = error;
+      context.logger.warn('closing a connection for a policy violation', {
+        connectionId,
+        code,
+        reason: message,
+        ...details,
+      });
+      await pusher.closeWith(connectionId, error);
+    },
     subscriptions: {
       countBeside: async (id) =>
         (await registry.subscriptions.of(connectionId)).filter((s) => s.subscriptionId !== id)

@@ -58,6 +58,9 @@ export interface ConnectionHooks {
   onAuthEnded(error: BatonError, final: boolean): void;
 }
 
+/** The standard close code of a connection closed for a policy it broke (a flood of frames). */
+const POLICY_VIOLATION = 1008;
+
 /**
  * One logical connection over a succession of WebSockets: opens one, reassembles chunked
  * frames, pings within the idle limit, drops a socket that stops answering, renews it before
@@ -219,7 +222,10 @@ export class Connection {
     };
     socket.onclose = (event: { code?: number; reason?: string }) => {
       if (socket !== this.#socket) return;
-      // 4000-4999: the server's own reasons (e.g. 4429 too many connections): worth telling.
+      // 4000-4999: the server's own reasons (e.g. 4429 too many connections), and 1008, a policy
+      // the client broke (it sent frames past twice the server's rate): worth telling. Either
+      // way it reconnects after the backoff, which grows while each socket closes within
+      // `stableMs`: a page that floods again is not reconnected in a tight loop.
       const code = event?.code ?? 1006;
       const reason = event?.reason || 'no reason given';
       const authEnd = authCloseError(code, reason, this.#tokenIsFixed, tokenSent);
@@ -227,7 +233,7 @@ export class Connection {
         this.#endAuth(authEnd);
         return;
       }
-      if (code >= 4000 && code < 5000) {
+      if (code === POLICY_VIOLATION || (code >= 4000 && code < 5000)) {
         this.#hooks.onError(
           new BatonError(ErrorCode.UNAVAILABLE, `the server closed the connection: ${reason}`, {
             details: { closeCode: code, reason },

@@ -1,4 +1,4 @@
-import { ANONYMOUS, actor, jsonLogger } from '@baton/core';
+import { ANONYMOUS, actor, type BatonError, jsonLogger } from '@baton/core';
 import { Client } from '@baton/core/client';
 import { Worker } from '@baton/core/engine';
 import { createEmbeddedBackend } from '@baton/embedded';
@@ -9,6 +9,35 @@ import { MemoryFrameCounter } from './connectionLimits.ts';
 import { ProtocolSession } from './ProtocolSession.ts';
 import type { SessionPorts } from './SessionPorts.ts';
 
+/** A session of no app, for what it makes of a frame's count: its caps are `maxFramesPerSecond`'s. */
+function countedSession(maxFramesPerSecond: number) {
+  const backend = createEmbeddedBackend();
+  const session = new ProtocolSession({
+    queries: [],
+    client: new Client({ actors: [], store: backend.store, queue: backend.queue }),
+    clock: { now: () => 1_700_000_000_250 },
+    limits: { maxSubscriptions: 10, maxFramesPerSecond, maxConnectionsPerUser: 10 },
+  });
+  const replies: ServerMessage[] = [];
+  const closes: BatonError[] = [];
+  const ports = (frames: SessionPorts['frames']): SessionPorts => ({
+    reply: (frame) => void replies.push(frame),
+    frames,
+    close: (error) => void closes.push(error),
+    subscriptions: { countBeside: () => 0, open: () => {}, close: () => {} },
+    outcomes: { expect: () => ({ accepted: () => {}, cancel: () => {} }) },
+  });
+  const ping = (t: number) => Buffer.from(JSON.stringify({ v: 1, type: 'ping', t }));
+  /** What each reply and close was: `pong <t>`, the error's code, or `closed`. */
+  const seen = () => [
+    ...replies.map((r) => (r.type === 'pong' ? `pong ${r.t}` : r.type === 'error' && r.error.code)),
+    ...closes.map(() => 'closed'),
+  ];
+  return { session, ports, ping, replies, closes, seen, close: () => backend.close() };
+}
+
+const who = { identity: undefined, caller: ANONYMOUS };
+
 const Note = actor({
   name: 'note',
   state: z.object({}),
@@ -17,6 +46,65 @@ const Note = actor({
 });
 
 describe('ProtocolSession', () => {
+  for (const [kind, counter] of [
+    ['in memory, answering at once', () => new MemoryFrameCounter()],
+    [
+      'answering later, as a registry does',
+      () => {
+        const inner = new MemoryFrameCounter();
+        return { count: async (second: number) => inner.count(second) };
+      },
+    ],
+  ] as const) {
+    it(`passes max frames of a second, refuses the next max, and closes the connection on the one after (a counter ${kind})`, async () => {
+      const t = countedSession(4);
+      const ports = t.ports(counter());
+      for (let i = 1; i <= 10; i++) await t.session.handle(who, ports, t.ping(i), false);
+
+      // Frames 1–4 (max) pass; 5–8 (up to 2·max) are refused; 9 (2·max + 1) closes; 10 is dropped.
+      expect(t.seen()).toEqual([
+        'pong 1',
+        'pong 2',
+        'pong 3',
+        'pong 4',
+        ...Array(4).fill('RATE_LIMITED'),
+        'closed',
+      ]);
+      expect(t.closes[0]?.toJSON()).toEqual({
+        code: 'RATE_LIMITED',
+        message:
+          'sent more than 8 frames in one second (twice the cap of 4): closed; reconnect and send fewer',
+        details: { limit: 4, frames: 9 },
+      });
+      t.close();
+    });
+  }
+
+  it('answers the first ten refused frames of a second by their numbers, those counted side by side too, and drops a frame it could not count', async () => {
+    const t = countedSession(20);
+    const handle = (frame: number) =>
+      t.session.handle(who, t.ports({ count: async () => frame }), t.ping(frame), false);
+    // Numbers as a shared count hands them to frames handled side by side, out of order.
+    await Promise.all([41, 20, 31, 42, 21, 40, 30, 0].map(handle));
+
+    // Frame 20 passes, 21 and 30 (the tenth refused) are answered; 31 (the eleventh) and 40 are
+    // refused unanswered; 41 closes, once; 42 and 0 are dropped.
+    expect(t.seen().sort()).toEqual(['RATE_LIMITED', 'RATE_LIMITED', 'closed', 'pong 20']);
+    expect(t.closes.map((error) => error.details)).toEqual([{ limit: 20, frames: 41 }]);
+    t.close();
+  });
+
+  it('handles a frame of the memory counter at once, and a close it makes at once, with no promise', () => {
+    const t = countedSession(1);
+    const ports = t.ports(new MemoryFrameCounter());
+    const ack = Buffer.from(JSON.stringify({ v: 1, type: 'ack', id: 's1', version: 1 }));
+    expect(t.session.handle(who, ports, ack, false)).toBeUndefined();
+    t.session.handle(who, ports, ack, false);
+    expect(t.session.handle(who, ports, ack, false)).toBeUndefined();
+    expect(t.seen()).toEqual(['RATE_LIMITED', 'closed']);
+    t.close();
+  });
+
   it('answers a failure that was no Baton error without its text, which it logs', async () => {
     const backend = createEmbeddedBackend();
     const lines: string[] = [];
@@ -31,6 +119,7 @@ describe('ProtocolSession', () => {
     const ports: SessionPorts = {
       reply: (frame) => void replies.push(frame),
       frames: new MemoryFrameCounter(),
+      close: () => {},
       subscriptions: {
         countBeside: () => 0,
         open: () => {},
@@ -91,6 +180,7 @@ describe('ProtocolSession', () => {
     const ports: SessionPorts = {
       reply: () => {},
       frames: new MemoryFrameCounter(),
+      close: () => {},
       subscriptions: { countBeside: () => 0, open: () => {}, close: () => {} },
       outcomes: {
         expect: () => ({ accepted: (sentAt) => void told.push(sentAt), cancel: () => {} }),
@@ -140,6 +230,7 @@ describe('ProtocolSession', () => {
     const ports: SessionPorts = {
       reply: () => {},
       frames: new MemoryFrameCounter(),
+      close: () => {},
       subscriptions: { countBeside: () => 0, open: () => {}, close: () => {} },
       outcomes: { expect: () => ({ accepted: () => {}, cancel: () => {} }) },
     };
@@ -199,6 +290,7 @@ describe('ProtocolSession', () => {
     const ports: SessionPorts = {
       reply: (frame) => void replies.push(frame),
       frames: new MemoryFrameCounter(),
+      close: () => {},
       subscriptions: { countBeside: () => 0, open: () => {}, close: () => {} },
       outcomes: {
         expect: ({ requestId }) => {

@@ -28,7 +28,13 @@ import {
 } from '@baton/protocol';
 import { resolveInstanceKey } from '../evaluation/resolveInstanceKey.ts';
 import { identityScope } from '../QueryEngineOptions.ts';
-import { type ConnectionLimits, rateLimited, tooManySubscriptions } from './connectionLimits.ts';
+import {
+  type ConnectionLimits,
+  frameOutcome,
+  rateLimited,
+  tooManyFrames,
+  tooManySubscriptions,
+} from './connectionLimits.ts';
 import type { OutcomeWait, SessionCaller, SessionPorts } from './SessionPorts.ts';
 
 /** RATE_LIMITED answers a connection is sent in one second; later refused frames get none. */
@@ -57,7 +63,8 @@ export interface ProtocolSessionOptions {
 
 /**
  * Baton's WebSocket protocol for one host, whatever carries its frames: counts a client frame,
- * whatever its size, against the connection's rate before reading it (RATE_LIMITED), reads it
+ * whatever its size, against the connection's rate before reading it (RATE_LIMITED; past twice
+ * the rate in one second the connection is closed), reads it
  * (a malformed one is INVALID_PAYLOAD, an oversized one MESSAGE_TOO_LARGE), checks access by the one rule every door shares
  * (`resolveInstanceKey` for queries, the `Client` for messages: unknown or internal names are
  * FORBIDDEN), caps the connection's subscriptions (LIMIT_EXCEEDED), and dispatches to the
@@ -74,8 +81,6 @@ export class ProtocolSession {
   readonly #scope: (identity: unknown) => string;
   readonly #maxFrameBytes: number;
   readonly #logger: Logger;
-  /** Per connection (its frame counter): the RATE_LIMITED answers sent in the current second. */
-  readonly #refusals = new WeakMap<object, { second: number; count: number }>();
 
   constructor(private readonly options: ProtocolSessionOptions) {
     this.#queries = new Map(options.queries.map((query) => [query.name, query]));
@@ -101,23 +106,27 @@ export class ProtocolSession {
     // of large chunks is held to the rate as a flood of pings is; as no frame is over
     // 8 × maxFrameBytes (the host closes the socket past it), the rate bounds the bytes too.
     const now = this.options.clock.now();
-    const { maxFramesPerSecond } = this.options.limits;
-    const counted = ports.frames.count(Math.floor(now / 1000), maxFramesPerSecond);
-    if (typeof counted !== 'boolean') {
-      return counted.then((passed) => this.#answer(who, ports, data, isBinary, passed, now));
+    const counted = ports.frames.count(Math.floor(now / 1000));
+    if (typeof counted !== 'number') {
+      return counted.then((frame) => this.#answer(who, ports, data, isBinary, frame, now));
     }
     return this.#answer(who, ports, data, isBinary, counted, now);
   }
 
+  /** Handles a frame by its number in its second: passed, refused, closing or dropped. */
   #answer(
     who: SessionCaller,
     ports: SessionPorts,
     data: Buffer,
     isBinary: boolean,
-    passed: boolean,
+    frame: number,
     now: number,
   ): Promise<void> | undefined {
-    if (!passed) return this.#refuse(ports, data, isBinary, now);
+    const max = this.options.limits.maxFramesPerSecond;
+    const outcome = frameOutcome(frame, max);
+    if (outcome === 'refuse') return this.#refuse(ports, data, isBinary, frame - max, now);
+    if (outcome === 'close') return this.#close(ports, frame, max);
+    if (outcome === 'drop') return undefined;
     const chunks = ports.chunks ?? new ChunkAssembler();
     const reading = readClientFrame(data, isBinary, chunks, this.#maxFrameBytes);
     if (reading.kind === 'ignored') return undefined;
@@ -131,23 +140,20 @@ export class ProtocolSession {
   }
 
   /**
-   * A frame past the connection's rate: dropped, and answered with RATE_LIMITED, naming its
-   * request, only while the connection has had fewer than {@link REFUSALS_ANSWERED} such
-   * answers this second — a client that floods is not sent a reply per frame, which would cost
-   * the host more than the frames. The count lives with the host's frame counter: a host that
-   * makes one per frame (a Lambda per API Gateway frame) answers every refusal.
+   * A frame past the connection's rate, the `refused`th of its second: dropped, and answered
+   * with RATE_LIMITED, naming its request, only for the first {@link REFUSALS_ANSWERED} refused
+   * frames of the second — a client that sends on is not sent a reply per frame, which would
+   * cost the host more than the frames. Frames counted side by side have their own numbers, so
+   * a host that handles them so (a Lambda per API Gateway frame) answers as few.
    */
   #refuse(
     ports: SessionPorts,
     data: Buffer,
     isBinary: boolean,
+    refused: number,
     now: number,
   ): Promise<void> | undefined {
-    const second = Math.floor(now / 1000);
-    const answered = this.#refusals.get(ports.frames);
-    const count = answered?.second === second ? answered.count : 0;
-    if (count >= REFUSALS_ANSWERED) return undefined;
-    this.#refusals.set(ports.frames, { second, count: count + 1 });
+    if (refused > REFUSALS_ANSWERED) return undefined;
     // Read only to name the request refused: a dropped chunk is not kept for its message.
     const reading = readClientFrame(data, isBinary, new ChunkAssembler(), this.#maxFrameBytes);
     const target =
@@ -158,6 +164,16 @@ export class ProtocolSession {
           : {};
     const { maxFramesPerSecond } = this.options.limits;
     return error(ports, rateLimited(maxFramesPerSecond, 1000 - (now % 1000)), target);
+  }
+
+  /**
+   * The frame past twice the rate in its second: the client sends on regardless of the
+   * refusals, so the host closes the connection (1008, or through `DeleteConnection` on API
+   * Gateway), which costs it nothing more per frame. Frames after it are dropped.
+   */
+  #close(ports: SessionPorts, frame: number, max: number): Promise<void> | undefined {
+    const closing = ports.close(tooManyFrames(max, frame));
+    return closing instanceof Promise ? closing : undefined;
   }
 
   #dispatch(

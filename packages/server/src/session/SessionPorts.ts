@@ -1,4 +1,4 @@
-import type { Caller } from '@baton/core';
+import type { BatonError, Caller } from '@baton/core';
 import type { ChunkAssembler, ResumePoint, ServerMessage } from '@baton/protocol';
 import type { ResolvedRequest } from '../evaluation/resolveInstanceKey.ts';
 import type { FrameCounter } from './connectionLimits.ts';
@@ -109,7 +109,7 @@ export interface OutcomeWaits {
 
 /**
  * What a host supplies for one connection's frames: where replies go, how its frames are
- * counted, where its subscriptions live and how its requests wait for outcomes.
+ * counted, how it is closed, where its subscriptions live and how its requests wait for outcomes.
  *
  * @example
  * await session.handle(who, ports, data, isBinary);
@@ -118,6 +118,14 @@ export interface SessionPorts {
   /** Sends a frame to this connection (a reply or a push); never throws. */
   reply(frame: ServerMessage): void | Promise<void>;
   readonly frames: FrameCounter;
+  /**
+   * Closes the connection for the policy it broke, which `error` tells (its message fits a close
+   * frame's reason: a client that floods, past twice `maxFramesPerSecond` in a second), and
+   * drops what it holds, logging it once with the connection's id. With close code 1008 (policy
+   * violation) where the host can send one; API Gateway cannot: there the client is sent an
+   * `error` frame, then the connection is deleted. Never throws.
+   */
+  close(error: BatonError): void | Promise<void>;
   readonly subscriptions: SubscriptionStore;
   readonly outcomes: OutcomeWaits;
   /**

@@ -13,8 +13,10 @@ export interface ConnectionLimits {
   readonly maxSubscriptions?: number;
   /**
    * Frames one connection may send per second (every frame counts, pings included); a frame
-   * past it is dropped and answered RATE_LIMITED, retryable after the second ends. A live page
-   * acks every push, so leave room for its pushes too. @default 200
+   * past it is dropped and answered RATE_LIMITED (the first ten a second), retryable after the
+   * second ends. A connection that sends more than twice it in one second is closed (1008, or
+   * `DeleteConnection` on API Gateway). A live page acks every push, so leave room for its
+   * pushes too. @default 200
    */
   readonly maxFramesPerSecond?: number;
   /**
@@ -154,16 +156,54 @@ export function rateLimited(max: number, retryAfterMs: number): BatonError {
 }
 
 /**
- * Counts a connection's frames in one-second windows: the port through which a protocol session
- * applies `maxFramesPerSecond`. The local host keeps the count in memory ({@link MemoryFrameCounter});
- * the API Gateway host in the connection's registry item, as Lambdas share no memory.
+ * The RATE_LIMITED error of a connection closed for sending `frames` frames in one second, more
+ * than twice `max`: each frame past `max` was refused, and a client that sends on regardless is
+ * not served a refusal per frame for as long as it likes. Its message fits a close frame's reason.
  *
  * @example
- * const frames: FrameCounter = { count: (second, max) => registry.countFrame(id, second, max) };
+ * ports.close(tooManyFrames(200, 401));
+ */
+export function tooManyFrames(max: number, frames: number): BatonError {
+  return new BatonError(
+    ErrorCode.RATE_LIMITED,
+    `sent more than ${2 * max} frames in one second (twice the cap of ${max}): closed; reconnect and send fewer`,
+    { details: { limit: max, frames } },
+  );
+}
+
+/**
+ * What becomes of a connection's frame by its number `frame` in its second, against the cap
+ * `max`: the first `max` pass, the next `max` are refused (RATE_LIMITED), the one after them
+ * closes the connection, and any later one (handled beside it, or before the close took) is
+ * dropped; as is a frame a host could not count (0: its connection is gone).
+ *
+ * @example
+ * frameOutcome(201, 200); // 'refuse'
+ */
+export function frameOutcome(frame: number, max: number): 'pass' | 'refuse' | 'close' | 'drop' {
+  if (frame < 1) return 'drop';
+  if (frame <= max) return 'pass';
+  if (frame <= 2 * max) return 'refuse';
+  return frame === 2 * max + 1 ? 'close' : 'drop';
+}
+
+/**
+ * Counts a connection's frames in one-second windows: the port through which a protocol session
+ * applies `maxFramesPerSecond`. The count goes on past the cap, so that the session can tell a
+ * burst (refused) from a flood (closed), see {@link frameOutcome}. The local host keeps it in
+ * memory ({@link MemoryFrameCounter}); the API Gateway host in the connection's registry item, as
+ * Lambdas share no memory.
+ *
+ * @example
+ * const frames: FrameCounter = { count: (second) => registry.countFrame(id, second) };
  */
 export interface FrameCounter {
-  /** Counts a frame in second `second` (epoch seconds); false once past `max` in it. */
-  count(second: number, max: number): boolean | Promise<boolean>;
+  /**
+   * Counts a frame in second `second` (epoch seconds): its number in that second, from 1 (frames
+   * counted side by side get different numbers), or 0 if the connection is gone. A counter in
+   * memory answers at once: no promise per frame.
+   */
+  count(second: number): number | Promise<number>;
 }
 
 /**
@@ -171,18 +211,17 @@ export interface FrameCounter {
  *
  * @example
  * const frames = new MemoryFrameCounter();
- * frames.count(Math.floor(clock.now() / 1000), 200); // true: the frame may pass
+ * frames.count(Math.floor(clock.now() / 1000)); // 1: the first frame of its second
  */
 export class MemoryFrameCounter implements FrameCounter {
   #second = -1;
   #count = 0;
 
-  count(second: number, max: number): boolean {
+  count(second: number): number {
     if (second !== this.#second) {
       this.#second = second;
       this.#count = 0;
     }
-    this.#count++;
-    return this.#count <= max;
+    return ++this.#count;
   }
 }

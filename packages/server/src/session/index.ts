@@ -25,10 +25,12 @@ export {
   type ConnectionLimits,
   connectionOwner,
   type FrameCounter,
+  frameOutcome,
   MemoryFrameCounter,
   rateLimited,
   resolveConnectionLimits,
   tooManyConnections,
+  tooManyFrames,
   tooManySubscriptions,
 } from './connectionLimits.ts';
 export { ProtocolSession, type ProtocolSessionOptions } from './ProtocolSession.ts';

@@ -1,6 +1,6 @@
 /**
- * Close codes the server uses, beside the standard ones (1001 when the server closes, 1009 for a
- * frame past 8 × `maxFrameBytes`).
+ * Close codes the server uses: its own (4xxx), and the standard ones it closes with for a reason
+ * of its (1008); besides, 1001 when the server closes, 1009 for a frame past 8 × `maxFrameBytes`.
  *
  * @example
  * socket.onclose = (event) => {
@@ -27,4 +27,10 @@ export const CloseCode = {
   AUTH_TIMEOUT: 4504,
   /** The client left over `maxUnreadBytes` unread in its socket: read it, then connect again. */
   NOT_READING: 4413,
+  /**
+   * Policy violation: the client sent more than twice `maxFramesPerSecond` frames in one second
+   * (each past the cap was refused with RATE_LIMITED, and it sent on). Connect again, and send
+   * fewer.
+   */
+  TOO_MANY_FRAMES: 1008,
 } as const;

@@ -17,6 +17,7 @@ import { CloseCode } from './CloseCode.ts';
 import type { CommitWait } from './CommitTracker.ts';
 import type { ConnectionContext } from './ConnectionContext.ts';
 import type { ConnectionInfo } from './ConnectionInfo.ts';
+import { closeReason } from './closeReason.ts';
 import { commitOutcomes } from './commitOutcomes.ts';
 import { FrameWriter, type RawSocket } from './FrameWriter.ts';
 import { ReceivedAcks } from './ReceivedAcks.ts';
@@ -103,6 +104,17 @@ export class Connection {
         this.send(frame);
       },
       frames: new MemoryFrameCounter(),
+      close: (error) => {
+        if (this.#closed) return;
+        const { code, message, details } = error;
+        context.logger.warn('closing a connection for a policy violation', {
+          connection: id,
+          code,
+          reason: message,
+          ...details,
+        });
+        this.close(CloseCode.TOO_MANY_FRAMES, closeReason(error.message));
+      },
       chunks: this.#assembler,
       subscriptions: {
         countBeside: (id) => this.#streams.size - (this.#streams.has(id) ? 1 : 0),

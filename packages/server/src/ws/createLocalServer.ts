@@ -27,6 +27,7 @@ import { CommitTracker } from './CommitTracker.ts';
 import { Connection } from './Connection.ts';
 import { maxClientMessageBytes } from './ConnectionContext.ts';
 import type { ConnectionInfo } from './ConnectionInfo.ts';
+import { closeReason } from './closeReason.ts';
 import { type LocalServerOptions, resolveLocalServerOptions } from './LocalServerOptions.ts';
 import { ResultCache } from './ResultCache.ts';
 import { readToken } from './readToken.ts';
@@ -165,7 +166,7 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     reason: string,
   ) => {
     if (closing || socket.destroyed) return socket.destroy();
-    wss.handleUpgrade(request, socket, head, (ws) => ws.close(code, truncate(reason)));
+    wss.handleUpgrade(request, socket, head, (ws) => ws.close(code, closeReason(reason)));
   };
 
   const upgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -216,7 +217,7 @@ export async function createLocalServer(options: LocalServerOptions): Promise<Lo
     }
     if (closing || socket.destroyed) return socket.destroy();
     wss.handleUpgrade(request, socket, head, (ws) => {
-      if (refusal !== undefined) return ws.close(CloseCode.UNAUTHORIZED, truncate(refusal));
+      if (refusal !== undefined) return ws.close(CloseCode.UNAUTHORIZED, closeReason(refusal));
       const owner = connectionOwner(auth.identity);
       const max = limits.maxConnectionsPerUser;
       if (owner !== undefined && ownedBy(owner) >= max) {
@@ -308,11 +309,4 @@ function forbidden(socket: Duplex, message: string): void {
     `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain; charset=utf-8\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
   );
-}
-
-/** A close reason is at most 123 bytes of UTF-8. */
-function truncate(reason: string): string {
-  let out = reason;
-  while (Buffer.byteLength(out) > 123) out = `${out.slice(0, out.length - 2)}…`;
-  return out;
 }

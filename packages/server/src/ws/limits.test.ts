@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
+import { jsonLogger } from '@baton/core';
 import { MAX_ID_LENGTH, splitFrame } from '@baton/protocol';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
@@ -29,18 +30,20 @@ describe('per-connection limits of the local WebSocket host', () => {
     expect((await b.next('pong')).t).toBe(9);
   });
 
-  it('counts malformed frames against the rate, and answers a flood with few refusals', async () => {
-    t = await startTestServer({ maxFramesPerSecond: 3, engine: { clock: frozen } });
+  it('counts malformed frames against the rate, and refuses a burst of up to twice the cap with few answers, not closing', async () => {
+    t = await startTestServer({ maxFramesPerSecond: 20, engine: { clock: frozen } });
     const a = await t.open();
     const b = await t.open();
     a.send('not json');
     a.send('{}');
-    for (let i = 0; i < 200; i++) a.send({ v: 1, type: 'ping', t: i });
-    // Answered: the two malformed frames and the first ping, then ten refusals of the 199
-    // pings past the rate, none of them ponged.
+    for (let i = 0; i < 38; i++) a.send({ v: 1, type: 'ping', t: i });
+    // Answered: the two malformed frames and the first 18 pings, then ten refusals of the 20
+    // pings past the rate (40 frames: twice the cap), none of them ponged.
     const malformed = [await a.next('error'), await a.next('error')];
     expect(malformed.map((f) => f.error.code)).toEqual(['INVALID_PAYLOAD', 'INVALID_PAYLOAD']);
-    expect((await a.next('pong')).t).toBe(0);
+    const pongs = [];
+    for (let i = 0; i < 18; i++) pongs.push((await a.next('pong')).t);
+    expect(pongs).toEqual(Array.from({ length: 18 }, (_, i) => i));
     const refusals = [];
     for (let i = 0; i < 10; i++) refusals.push(await a.next('error'));
     expect(refusals.map((f) => f.error.code)).toEqual(Array(10).fill('RATE_LIMITED'));
@@ -48,6 +51,43 @@ describe('per-connection limits of the local WebSocket host', () => {
     expect((await b.next('pong')).t).toBe(9);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(a.unread()).toEqual([]);
+    // Still open: a burst refused is not a flood.
+    expect(t.server.connections()).toHaveLength(2);
+  });
+
+  it('closes a connection that sends more than twice maxFramesPerSecond in one second (1008), once, logging it', async () => {
+    const lines: string[] = [];
+    t = await startTestServer({
+      maxFramesPerSecond: 3,
+      engine: { clock: frozen },
+      logger: jsonLogger({ write: (line) => lines.push(line) }),
+    });
+    const a = await t.open();
+    const b = await t.open();
+    for (let i = 0; i < 50; i++) a.send({ v: 1, type: 'ping', t: i });
+
+    expect(await a.closed).toEqual({
+      code: 1008,
+      reason:
+        'sent more than 6 frames in one second (twice the cap of 3): closed; reconnect and send fewer',
+    });
+    // Frames 1–3 ponged, 4–6 refused, the 7th closed it; nothing answered the rest.
+    expect(
+      a.frames.map((f) => (f.type === 'pong' ? f.t : f.type === 'error' && f.error.code)),
+    ).toEqual([0, 1, 2, 'RATE_LIMITED', 'RATE_LIMITED', 'RATE_LIMITED']);
+    const warnings = lines.map((line) => JSON.parse(line)).filter((l) => l.level === 'warn');
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        message: 'closing a connection for a policy violation',
+        connection: expect.any(Number),
+        frames: 7,
+        limit: 3,
+      }),
+    ]);
+    // The other connection is served on; the closed one is gone from the server.
+    b.send({ v: 1, type: 'ping', t: 9 });
+    expect((await b.next('pong')).t).toBe(9);
+    expect(t.server.connections()).toHaveLength(1);
   });
 
   it('counts every chunk of a chunked message against the rate, the large ones too', async () => {
@@ -66,18 +106,18 @@ describe('per-connection limits of the local WebSocket host', () => {
     expect(a.unread().filter((f) => f.type === 'pong')).toEqual([]);
   });
 
-  it('refuses a flood of large chunks as it refuses a flood of pings, and keeps none it dropped', async () => {
+  it('refuses large chunks past the rate as it refuses pings, and keeps none it dropped', async () => {
     let now = 1_700_000_000_250;
     t = await startTestServer({ maxFramesPerSecond: 3, engine: { clock: { now: () => now } } });
     const a = await t.open();
     const b = await t.open();
     // Chunks of 40 KB of messages never finished, each of its own message: none is free.
     const ping = JSON.stringify({ v: 1, type: 'ping', t: 7, pad: 'x'.repeat(60_000) });
-    for (let i = 0; i < 50; i++) a.send(splitFrame(ping, 40_000, { chunkId: `m${i}` })[0]!);
+    for (let i = 0; i < 5; i++) a.send(splitFrame(ping, 40_000, { chunkId: `m${i}` })[0]!);
     a.send({ v: 1, type: 'ping', t: 1 });
     const refusals = [];
-    for (let i = 0; i < 10; i++) refusals.push(await a.next('error'));
-    expect(refusals.map((f) => f.error.code)).toEqual(Array(10).fill('RATE_LIMITED'));
+    for (let i = 0; i < 3; i++) refusals.push(await a.next('error'));
+    expect(refusals.map((f) => f.error.code)).toEqual(Array(3).fill('RATE_LIMITED'));
     b.send({ v: 1, type: 'ping', t: 9 });
     expect((await b.next('pong')).t).toBe(9);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -85,7 +125,7 @@ describe('per-connection limits of the local WebSocket host', () => {
     // The next second, the last chunk of a message whose first chunk was dropped completes
     // nothing: the client sends the message again.
     now += 1_000;
-    a.send(splitFrame(ping, 40_000, { chunkId: 'm49' })[1]!);
+    a.send(splitFrame(ping, 40_000, { chunkId: 'm4' })[1]!);
     a.send({ v: 1, type: 'ping', t: 2 });
     expect((await a.next('pong')).t).toBe(2);
     await a.roundTrip();

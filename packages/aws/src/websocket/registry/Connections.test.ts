@@ -108,27 +108,46 @@ describe('Connections', () => {
     }
   });
 
-  it('counts frames of one second handled side by side, each once, and refuses past the most', async () => {
+  it('numbers the frames of one second handled side by side, each once, past any cap', async () => {
     const alice = connection(1_000);
     await connections.put(alice);
     // Twelve frames at once, in a second the connection has not counted yet: every one finds
-    // the window old, one starts it, and the others count in it — ten fit, two are refused.
+    // the window old, one starts it, and the others count in it — each gets its own number.
     const counted = await Promise.all(
-      Array.from({ length: 12 }, () => connections.countFrame(alice.connectionId, 7, 10)),
+      Array.from({ length: 12 }, () => connections.countFrame(alice.connectionId, 7)),
     );
-    expect(counted.filter(Boolean)).toHaveLength(10);
+    expect(counted.sort((x, y) => x - y)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
     expect(await table.get(connectionPk(alice.connectionId), CONNECTION_SK)).toMatchObject({
-      frames: 10,
+      frameSecond: 7,
+      frames: 12,
     });
     // The next second starts over; a frame of the second before, handled late, counts in it.
-    expect(await connections.countFrame(alice.connectionId, 8, 10)).toBe(true);
-    expect(await connections.countFrame(alice.connectionId, 7, 10)).toBe(true);
+    expect(await connections.countFrame(alice.connectionId, 8)).toBe(1);
+    expect(await connections.countFrame(alice.connectionId, 7)).toBe(2);
     expect(await table.get(connectionPk(alice.connectionId), CONNECTION_SK)).toMatchObject({
       frameSecond: 8,
       frames: 2,
     });
-    // A connection gone counts nothing.
-    expect(await connections.countFrame(fresh('gone'), 8, 10)).toBe(false);
+    // A connection gone counts nothing, and is not brought back.
+    const gone = fresh('gone');
+    expect(await connections.countFrame(gone, 8)).toBe(0);
+    expect(await table.get(connectionPk(gone), CONNECTION_SK)).toBeUndefined();
+  });
+
+  it('counts a frame in one write, past the cap too: only the first of a second makes two', async () => {
+    const alice = connection(1_000);
+    await connections.put(alice);
+    sent.clear();
+    // A flood past a cap of 20: 60 frames of one second, one after the other.
+    const numbers = [];
+    for (let i = 0; i < 60; i++) numbers.push(await connections.countFrame(alice.connectionId, 9));
+    expect(numbers).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    // The first frame's count in the old window fails, then it starts the new one.
+    expect(Object.fromEntries(sent)).toEqual({ UpdateItemCommand: 61 });
+    sent.clear();
+    expect(await connections.countFrame(alice.connectionId, 10)).toBe(1);
+    expect(await connections.countFrame(alice.connectionId, 10)).toBe(2);
+    expect(Object.fromEntries(sent)).toEqual({ UpdateItemCommand: 3 });
   });
 
   it('removes a connection item, idempotently', async () => {

@@ -127,28 +127,31 @@ export class Connections {
   }
 
   /**
-   * Counts a frame of the connection in the one-second window `second` (epoch seconds): true
-   * while the window holds at most `max`, false past it (or for a connection gone). A new
-   * window starts the count over; at most three conditional writes (frames handled side by side
-   * may each find the window old, and one of them starts it).
+   * Counts a frame of the connection in the one-second window `second` (epoch seconds) and
+   * returns its number in the window, from 1 — past any cap: the session tells a burst from a
+   * flood by it — or 0 for a connection gone. One conditional write per frame, refused ones
+   * too; the first frame of a new window makes two (its count in the old window fails, then it
+   * starts the new one), three if a frame handled side by side started it first.
    */
-  async countFrame(connectionId: string, second: number, max: number): Promise<boolean> {
+  async countFrame(connectionId: string, second: number): Promise<number> {
     const pk = connectionPk(connectionId);
-    const names = { '#pk': A.pk, '#s': A.frameSecond, '#n': A.frames };
-    const countIn = () =>
-      this.table.update(
+    const countIn = async () => {
+      const counted = await this.table.updateIf(
         pk,
         CONNECTION_SK,
         { expression: 'ADD #n :one', names: { '#n': A.frames }, values: { ':one': 1 } },
         {
           // A frame of a second already past (handled late, beside a newer one) counts in the
           // newer window.
-          expression: 'attribute_exists(#pk) AND #s >= :s AND #n < :max',
-          names,
-          values: { ':s': second, ':max': max },
+          expression: 'attribute_exists(#pk) AND #s >= :s',
+          names: { '#pk': A.pk, '#s': A.frameSecond },
+          values: { ':s': second },
         },
       );
-    if (await countIn()) return true;
+      return counted?.[A.frames] as number | undefined;
+    };
+    const counted = await countIn();
+    if (counted !== undefined) return counted;
     const started = await this.table.update(
       pk,
       CONNECTION_SK,
@@ -163,8 +166,9 @@ export class Connections {
         values: { ':s': second },
       },
     );
+    if (started) return 1;
     // A frame of the same second, handled side by side, started its count first: count in it.
-    return started || countIn();
+    return (await countIn()) ?? 0;
   }
 
   /**

@@ -108,6 +108,36 @@ export class RegistryTable {
     );
   }
 
+  /**
+   * Updates an item if `condition` holds, and returns the attributes the update wrote, as
+   * stored afterwards (`UPDATED_NEW`); `undefined` if the condition failed. One write either way.
+   */
+  async updateIf(
+    pk: string,
+    sk: string,
+    update: Expression,
+    condition: Expression,
+  ): Promise<Item | undefined> {
+    try {
+      const output = await this.#call('UpdateItem', () =>
+        this.#client.send(
+          new UpdateItemCommand({
+            TableName: this.#name,
+            Key: key(pk, sk),
+            UpdateExpression: update.expression,
+            ConditionExpression: condition.expression,
+            ...placeholders(update, condition),
+            ReturnValues: 'UPDATED_NEW',
+          }),
+        ),
+      );
+      return unmarshall(output.Attributes ?? {});
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
   /** Updates an item unconditionally and returns it as stored afterwards. */
   async updateReturning(pk: string, sk: string, update: Expression): Promise<Item> {
     const output = await this.#call('UpdateItem', () =>
