@@ -260,6 +260,29 @@ export function wsHostSuite(name: string, start: () => Promise<WsHost>): void {
       }
     });
 
+    it(`closes a connection that sends more than ${2 * LIMITS.maxFramesPerSecond} frames in one second, telling it why`, async () => {
+      const max = LIMITS.maxFramesPerSecond;
+      const a = await connect('flo');
+      for (let t = 0; t < 2 * max + 6; t++) a.send({ v: 1, type: 'ping', t });
+      const { code, reason } = await a.closed;
+      const why = `sent more than ${2 * max} frames in one second (twice the cap of ${max}): closed; reconnect and send fewer`;
+      // The local host closes with 1008 and says why in the reason; API Gateway sends no close
+      // code of the server's (its DeleteConnection closes with 1000), so it says why in an
+      // error frame before the close.
+      const told =
+        code === 1008
+          ? [reason]
+          : a.frames.flatMap((f) => (f.type === 'error' && f.error.message === why ? [why] : []));
+      expect([1000, 1008]).toContain(code);
+      expect(told).toEqual([why]);
+      // The first max frames passed; of the max refused, the first ten were answered.
+      expect(a.frames.filter((f) => f.type === 'pong')).toHaveLength(max);
+      const refused = a.frames.filter((f) => f.type === 'error' && f.error.message !== why);
+      expect(refused.map((f) => f.type === 'error' && f.error.code)).toEqual(
+        Array(10).fill('RATE_LIMITED'),
+      );
+    });
+
     it('pushes a subscription its first result and each change, and nothing after an unsubscribe', async () => {
       const a = await connect('sam');
       a.send(subscribe('s1', 'count', { counter: 'sam' }));
