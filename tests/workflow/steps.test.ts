@@ -4,7 +4,7 @@
  */
 import {
   actor,
-  type BatonError,
+  BatonError,
   defineApp,
   ErrorCode,
   TerminalError,
@@ -201,6 +201,40 @@ describe('a workflow', () => {
     await h.runAll();
     expect(await h.client.result(ref)).toBe('charged');
     expect(attempts).toBe(12);
+  });
+
+  it("journals a retried step's last error until it passes, and how long its last attempt ran", async () => {
+    const Slow = workflow({
+      name: 'slow',
+      input: z.object({}),
+      run: (ctx) =>
+        ctx.step(
+          'charge',
+          async ({ attempt }) => {
+            await new Promise((resolve) => setTimeout(resolve, 40));
+            if (attempt === 1) throw new BatonError(ErrorCode.UNAVAILABLE, 'psp answered 503');
+            return 'charged';
+          },
+          { retry: { maxAttempts: 2, initialDelayMs: 60_000 } },
+        ),
+    });
+    const h = workflowHarness([Slow.actor]);
+    const ref = await h.client.start(Slow, 's', {});
+    const entry = async () =>
+      ((await h.state(ref.id)) as WorkflowState).journal.find((e) => e.kind === 'step');
+
+    await h.runAll({ until: h.clock.now() + 1_000 });
+    const waiting = await entry();
+    expect(waiting).toMatchObject({ state: 'pending', lastError: 'UNAVAILABLE: psp answered 503' });
+    // The turn's clock stood still; the attempt's own time did not.
+    expect(waiting?.ranMs).toBeGreaterThanOrEqual(35);
+
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe('charged');
+    const done = await entry();
+    expect(done).toMatchObject({ state: 'done', attempts: 2 });
+    expect(done).not.toHaveProperty('lastError');
+    expect(done?.ranMs).toBeGreaterThanOrEqual(35);
   });
 
   it('keeps numbered keys for a run started before keys counted names, across its attempts', async () => {

@@ -145,6 +145,8 @@ function step(entry: JournalEntry) {
     ...(entry.endedAt === undefined ? {} : { endedAt: iso(entry.endedAt) }),
     ...(entry.until === undefined ? {} : { until: iso(entry.until) }),
     ...(entry.retryAt === undefined ? {} : { retryAt: iso(entry.retryAt) }),
+    ...(entry.lastError === undefined ? {} : { lastError: entry.lastError }),
+    ...(entry.ranMs === undefined ? {} : { ranMs: entry.ranMs }),
     ...(entry.value === undefined ? {} : { value: entry.value }),
     ...(entry.error === undefined ? {} : { error: entry.error }),
   };
@@ -259,16 +261,20 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
             r.history.map((s) => ({
               ...s,
               kind: 'undo' in s ? `${s.kind} (undo)` : s.kind,
+              // The last attempt's own time: `at` and `endedAt` are its turn's.
+              ran: 'ranMs' in s && s.ranMs !== undefined ? duration(s.ranMs) : undefined,
               result:
                 'error' in s && s.error
                   ? `${s.error.code}: ${s.error.message}`
                   : 'value' in s
                     ? JSON.stringify(s.value).slice(0, 60)
-                    : 'until' in s
-                      ? `until ${s.until}`
-                      : undefined,
+                    : 'retryAt' in s
+                      ? `next attempt ${s.retryAt}${'lastError' in s ? `, after ${s.lastError}` : ''}`
+                      : 'until' in s
+                        ? `until ${s.until}`
+                        : undefined,
             })),
-            ['seq', 'kind', 'name', 'to', 'state', 'attempts', 'at', 'endedAt', 'result'],
+            ['seq', 'kind', 'name', 'to', 'state', 'attempts', 'at', 'endedAt', 'ran', 'result'],
           ),
     ].join('\n');
   });

@@ -70,6 +70,13 @@ export interface JournalEntry {
   attempts?: number;
   /** A step waiting for its next attempt (backoff): when it is due. */
   retryAt?: number;
+  /** A step waiting for its next attempt: why the last one failed (clipped), for operators. */
+  lastError?: string;
+  /**
+   * A step's last attempt: how long its function ran, wall-clock ms, for operators (`at` and
+   * `endedAt` are the turn's time, alike for every step of a turn). No replay reads it.
+   */
+  ranMs?: number;
   /** A sleep's end, or a wait's timeout. */
   until?: number;
   /** A callback's secret: the token carries it. */
@@ -253,6 +260,7 @@ export function recordCompletion(
   entry.order = state.completed++;
   if (now !== undefined) entry.endedAt = now;
   delete entry.retryAt;
+  delete entry.lastError;
 }
 
 /** Entries moved out of the record into pages (see `history.ts`). */

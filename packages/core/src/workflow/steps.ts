@@ -2,16 +2,20 @@
  * A workflow step in a live turn: one attempt of it, the key every attempt carries, and what a
  * step with a compensation must commit before it runs (see {@link waitsForCommit}).
  */
-import { BatonError, ErrorCode, TerminalError, toBatonError } from '../errors.ts';
+import { BatonError, ErrorCode, TerminalError, toBatonError, withheld } from '../errors.ts';
 import { asJson } from '../shared/asJson.ts';
+import { clip } from '../shared/clip.ts';
 import type { Outcome, WorkflowState } from './journal.ts';
 import { journalValueTooLarge } from './journalLimits.ts';
 import type { ReplayHost, Slot } from './replayTypes.ts';
 import { retryDelay, stepFailed } from './retry.ts';
 
+/** The most characters of a retried step's last error its journal entry keeps. */
+const LAST_ERROR_CHARS = 200;
+
 /** The replayer, as an attempt of a step sees it. */
 export interface StepRunner {
-  readonly definition: { readonly name: string };
+  readonly definition: { readonly name: string; readonly public?: boolean };
   readonly state: WorkflowState;
   /** Journals a result that comes in this turn, and resolves the step's promise with it. */
   complete(slot: Slot, outcome: Outcome): void;
@@ -37,8 +41,15 @@ export async function attemptStep(runner: StepRunner, slot: Slot, host: ReplayHo
     'baton.step_seq': entry.seq,
     'baton.step_attempt': attempt,
   });
+  // Wall-clock, for operators: the turn's clock stands still while its steps run.
+  const started = performance.now();
+  const ran = () => {
+    entry.ranMs = Math.round(performance.now() - started);
+  };
   try {
-    const result = journaled(`the result of step "${entry.name}"`, await fn({ key, attempt }));
+    const value = await fn({ key, attempt });
+    ran();
+    const result = journaled(`the result of step "${entry.name}"`, value);
     span?.end();
     // Running it again gives as large a result, or one as little JSON: it fails for good.
     if ('error' in result) {
@@ -48,6 +59,7 @@ export async function attemptStep(runner: StepRunner, slot: Slot, host: ReplayHo
       });
     } else runner.complete(slot, { ok: true, value: result.value });
   } catch (thrown) {
+    ran();
     const error = toBatonError(thrown);
     span?.end(error);
     // A TerminalError says that trying again cannot help (a declined card): no retry.
@@ -64,6 +76,9 @@ export async function attemptStep(runner: StepRunner, slot: Slot, host: ReplayHo
       error: error.message,
     });
     entry.retryAt = host.now() + delay;
+    // As a public workflow's final error would be: an unexpected error's text only in the log.
+    const kept = runner.definition.public === true ? withheld(error) : error;
+    entry.lastError = clip(`${kept.code}: ${kept.message}`, LAST_ERROR_CHARS);
     host.schedule(entry.seq, entry.retryAt, 'retry');
   }
 }
