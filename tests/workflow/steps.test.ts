@@ -43,7 +43,11 @@ function stepLog() {
   return {
     runs,
     count: (name: string) => runs.filter((r) => r.name === name).length,
-    record: (name: string, info: { key: string; attempt: number }) => runs.push({ name, ...info }),
+    // What the step was given but its signal, which every attempt has.
+    record: (
+      name: string,
+      { signal: _, ...info }: { key: string; attempt: number; signal: AbortSignal },
+    ) => runs.push({ name, ...info }),
   };
 }
 

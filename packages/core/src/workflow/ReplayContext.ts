@@ -101,6 +101,13 @@ export class ReplayContext implements WorkflowContext {
       );
     }
     checkRetryPolicy(`ctx.step("${name}")`, options.retry);
+    const { timeoutMs } = options;
+    if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        `ctx.step("${name}"): timeoutMs must be a number of ms above 0, got ${String(timeoutMs)}`,
+      );
+    }
     // The slot resolves with the journaled result, its JSON.
     return this.#step('step', name, fn, options) as Promise<JsonOf<Awaited<T>>>;
   }

@@ -43,6 +43,12 @@ import { type RunEnd, startRun } from './startRun.ts';
 import { attemptStep, waitsForCommit } from './steps.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
+/**
+ * How long the steps of one turn may run before it starts no more: the turn then commits, and
+ * the run goes on in the next (as after `maxStepsPerTurn` steps).
+ */
+export const STEP_TIME_PER_TURN_MS = 10_000;
+
 export class Replayer {
   readonly definition: AnyWorkflowDefinition;
   state: WorkflowState;
@@ -268,6 +274,9 @@ export class Replayer {
   async drive(): Promise<DriveResult> {
     if (!this.#started) this.#start();
     let executed = 0;
+    // Wall-clock time since the turn's first step began: the turn's clock stands still.
+    let firstStep: number | undefined;
+    const stepTime = () => (firstStep === undefined ? 0 : performance.now() - firstStep);
     for (;;) {
       await drain();
       if (this.#divergence) return { kind: 'paused', error: this.#divergence };
@@ -322,11 +331,16 @@ export class Replayer {
         continue;
       }
       if (!runnable || !this.host) return { kind: 'suspended', more: false };
-      if (executed >= this.#maxSteps) return { kind: 'suspended', more: true };
+      // Ten steps, or steps that ran STEP_TIME_PER_TURN_MS, and the turn commits: its steps'
+      // results commit together, before the worker's timeout (30 s by default).
+      if (executed >= this.#maxSteps || stepTime() >= STEP_TIME_PER_TURN_MS) {
+        return { kind: 'suspended', more: true };
+      }
       if (waitsForCommit(this.#drawn, runnable, this.#slots.values(), this.host)) {
         return { kind: 'suspended', more: true };
       }
       executed++;
+      firstStep ??= performance.now();
       await this.host.confirm?.();
       this.#attempting = true;
       try {

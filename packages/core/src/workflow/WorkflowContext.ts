@@ -36,6 +36,14 @@ export interface RetryPolicy {
 export interface StepOptions<T> {
   readonly retry?: RetryPolicy;
   /**
+   * How long one attempt may run: past it the attempt fails with TIMED_OUT (retried by `retry`,
+   * with the same key) and its `info.signal` is aborted. JavaScript cannot stop a function, so
+   * pass the signal on (`fetch(url, { signal })`); one that goes on regardless may still have
+   * its effect, once, under the key. Keep it well under the worker's timeout, as the steps of a
+   * turn commit together. @default no timeout
+   */
+  readonly timeoutMs?: number;
+  /**
    * Undoes the step (a saga). It is kept from the step's first attempt: a step with a
    * compensation is committed before it is attempted (a turn of its own), so whatever becomes of
    * an attempt — a crash before its result was committed, a lost response, a cancel while it
@@ -122,6 +130,8 @@ export interface StepInfo {
   readonly key: string;
   /** 1 for the first attempt. */
   readonly attempt: number;
+  /** Aborted when the attempt runs past the step's `timeoutMs`: pass it to what the step awaits. */
+  readonly signal: AbortSignal;
 }
 
 /** Options of a wait that may end without its event. */

@@ -8,7 +8,7 @@ import type { BatonError, SerializedError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { InnerSpan } from '../openTelemetry.ts';
 import type { JournalEntry } from './journal.ts';
-import type { StepOptions } from './WorkflowContext.ts';
+import type { StepInfo, StepOptions } from './WorkflowContext.ts';
 
 /** What a live turn does to the world; a check replay (`replayWorkflow`) has none. */
 export interface ReplayHost {
@@ -59,7 +59,7 @@ export interface Slot {
   readonly reject: (error: unknown) => void;
   /** Issued now, past the journal. */
   readonly fresh: boolean;
-  step?: { fn: (info: { key: string; attempt: number }) => unknown; options: StepOptions<unknown> };
+  step?: { fn: (info: StepInfo) => unknown; options: StepOptions<unknown> };
   /** How many steps and compensations of its name this replay issued before it. */
   readonly nth: number;
   /** A call with a compensation: the saga runner waits for its reply (see `startRunner`). */

@@ -9,6 +9,7 @@ import type { Outcome, WorkflowState } from './journal.ts';
 import { journalValueTooLarge } from './journalLimits.ts';
 import type { ReplayHost, Slot } from './replayTypes.ts';
 import { retryDelay, stepFailed } from './retry.ts';
+import { withinTimeout } from './stepTimeout.ts';
 
 /** The most characters of a retried step's last error its journal entry keeps. */
 const LAST_ERROR_CHARS = 200;
@@ -47,7 +48,9 @@ export async function attemptStep(runner: StepRunner, slot: Slot, host: ReplayHo
     entry.ranMs = Math.round(performance.now() - started);
   };
   try {
-    const value = await fn({ key, attempt });
+    const value = await withinTimeout(entry.name, options.timeoutMs, (signal) =>
+      fn({ key, attempt, signal }),
+    );
     ran();
     const result = journaled(`the result of step "${entry.name}"`, value);
     span?.end();

@@ -104,7 +104,10 @@ export interface WorkflowOptions<
    * `Infinity` keeps it. @default 7 days
    */
   readonly retentionMs?: number;
-  /** Steps run in one turn at most before the turn commits and the run goes on in the next. @default 10 */
+  /**
+   * Steps run in one turn at most before the turn commits and the run goes on in the next (a
+   * turn also starts no step once its steps have run 10 s). @default 10
+   */
   readonly maxStepsPerTurn?: number;
   /** The retry policy of compensations. @default 3 attempts */
   readonly compensationRetry?: RetryPolicy;
