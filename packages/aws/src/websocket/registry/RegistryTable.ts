@@ -96,16 +96,7 @@ export class RegistryTable {
     update: Expression,
     condition?: Expression,
   ): Promise<boolean> {
-    return this.#conditional(
-      'UpdateItem',
-      new UpdateItemCommand({
-        TableName: this.#name,
-        Key: key(pk, sk),
-        UpdateExpression: update.expression,
-        ...(condition ? { ConditionExpression: condition.expression } : {}),
-        ...placeholders(update, condition),
-      }),
-    );
+    return this.#conditional('UpdateItem', this.#updateItem(pk, sk, update, condition));
   }
 
   /**
@@ -120,16 +111,7 @@ export class RegistryTable {
   ): Promise<Item | undefined> {
     try {
       const output = await this.#call('UpdateItem', () =>
-        this.#client.send(
-          new UpdateItemCommand({
-            TableName: this.#name,
-            Key: key(pk, sk),
-            UpdateExpression: update.expression,
-            ConditionExpression: condition.expression,
-            ...placeholders(update, condition),
-            ReturnValues: 'UPDATED_NEW',
-          }),
-        ),
+        this.#client.send(this.#updateItem(pk, sk, update, condition, 'UPDATED_NEW')),
       );
       return unmarshall(output.Attributes ?? {});
     } catch (error) {
@@ -141,17 +123,27 @@ export class RegistryTable {
   /** Updates an item unconditionally and returns it as stored afterwards. */
   async updateReturning(pk: string, sk: string, update: Expression): Promise<Item> {
     const output = await this.#call('UpdateItem', () =>
-      this.#client.send(
-        new UpdateItemCommand({
-          TableName: this.#name,
-          Key: key(pk, sk),
-          UpdateExpression: update.expression,
-          ...placeholders(update),
-          ReturnValues: 'ALL_NEW',
-        }),
-      ),
+      this.#client.send(this.#updateItem(pk, sk, update, undefined, 'ALL_NEW')),
     );
     return unmarshall(output.Attributes!);
+  }
+
+  /** The UpdateItem of `update` on item (`pk`, `sk`): on `condition` if one is given. */
+  #updateItem(
+    pk: string,
+    sk: string,
+    update: Expression,
+    condition: Expression | undefined,
+    returnValues?: 'UPDATED_NEW' | 'ALL_NEW',
+  ): UpdateItemCommand {
+    return new UpdateItemCommand({
+      TableName: this.#name,
+      Key: key(pk, sk),
+      UpdateExpression: update.expression,
+      ...(condition ? { ConditionExpression: condition.expression } : {}),
+      ...placeholders(update, condition),
+      ...(returnValues ? { ReturnValues: returnValues } : {}),
+    });
   }
 
   /** Deletes an item; false if `condition` failed. A missing item without a condition is fine. */
