@@ -1,4 +1,4 @@
-import { BatonError, ErrorCode, toBatonError } from '@baton/core';
+import { type BatonError, ErrorCode, toBatonError } from '@baton/core';
 import type { ClientMessage, ServerMessage } from '@baton/protocol';
 import {
   ChunkAssembler,
@@ -17,6 +17,7 @@ import { authCloseError, authFrameError } from './authEnd.ts';
 import { backoffDelay } from './backoffDelay.ts';
 import { connectTarget } from './connectTarget.ts';
 import type { PageEvents } from './PageEvents.ts';
+import { serverCloseError } from './serverCloseError.ts';
 import { refreshDelay, tokenExpiry, tokenSubject } from './tokenClaims.ts';
 
 const OPEN = 1;
@@ -57,9 +58,6 @@ export interface ConnectionHooks {
    */
   onAuthEnded(error: BatonError, final: boolean): void;
 }
-
-/** The standard close code of a connection closed for a policy it broke (a flood of frames). */
-const POLICY_VIOLATION = 1008;
 
 /**
  * One logical connection over a succession of WebSockets: opens one, reassembles chunked
@@ -222,10 +220,6 @@ export class Connection {
     };
     socket.onclose = (event: { code?: number; reason?: string }) => {
       if (socket !== this.#socket) return;
-      // 4000-4999: the server's own reasons (e.g. 4429 too many connections), and 1008, a policy
-      // the client broke (it sent frames past twice the server's rate): worth telling. Either
-      // way it reconnects after the backoff, which grows while each socket closes within
-      // `stableMs`: a page that floods again is not reconnected in a tight loop.
       const code = event?.code ?? 1006;
       const reason = event?.reason || 'no reason given';
       const authEnd = authCloseError(code, reason, this.#tokenIsFixed, tokenSent);
@@ -233,13 +227,8 @@ export class Connection {
         this.#endAuth(authEnd);
         return;
       }
-      if (code === POLICY_VIOLATION || (code >= 4000 && code < 5000)) {
-        this.#hooks.onError(
-          new BatonError(ErrorCode.UNAVAILABLE, `the server closed the connection: ${reason}`, {
-            details: { closeCode: code, reason },
-          }),
-        );
-      }
+      const closed = serverCloseError(code, reason);
+      if (closed !== undefined) this.#hooks.onError(closed);
       this.#dropped();
     };
     socket.onerror = () => {}; // a close event follows
