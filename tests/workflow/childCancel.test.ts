@@ -25,8 +25,10 @@ describe('a parent ending', () => {
       code: ErrorCode.CANCELLED,
       message: 'workflow instance c was cancelled: its parent p ended',
     });
-    // A late signal finds it ended.
-    await h.client.signal(Child.ref('c'), 'go');
+    // A late signal finds it ended: refused, and nothing runs again.
+    await expect(h.client.signal(Child.ref('c'), 'go')).rejects.toMatchObject({
+      code: ErrorCode.REJECTED,
+    });
     await h.runAll();
     expect(log).toEqual(['book', 'unbook']);
   });

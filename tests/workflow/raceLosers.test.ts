@@ -146,8 +146,10 @@ describe('a race loser', () => {
       code: ErrorCode.CANCELLED,
       message: 'workflow instance c was cancelled: it lost a race in its parent p',
     });
-    // A late signal finds it ended.
-    await h.client.signal(Child.ref('c'), 'go');
+    // A late signal finds it ended: refused, and nothing runs again.
+    await expect(h.client.signal(Child.ref('c'), 'go')).rejects.toMatchObject({
+      code: ErrorCode.REJECTED,
+    });
     await h.runAll();
     expect(log).toEqual(['book', 'unbook']);
   });

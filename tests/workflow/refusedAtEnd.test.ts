@@ -6,6 +6,7 @@
  * in its turn when it raced another start there.
  */
 import { ErrorCode, workflow } from '@baton/core';
+import { Client } from '@baton/core/client';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { answered } from '../engine/helpers.ts';
@@ -62,14 +63,80 @@ describe('a signal to an ended instance', () => {
     });
     // A retry of the signal it took before it ended still answers as taken.
     await expect(ask('first')).resolves.toMatchObject({ status: 'completed' });
-    // Sent (not asked), its outcome says the same.
-    const sent = await h.client.signal(ref, 'shipped', { tracking: 'T-2' });
+    // Sent (not asked), it is refused at the door, with nothing enqueued.
+    await expect(h.client.signal(ref, 'shipped', { tracking: 'T-2' })).rejects.toMatchObject({
+      code: ErrorCode.REJECTED,
+      details: { id: 'o-1', event: 'shipped', status: 'completed' },
+    });
+    expect(h.backend.queue.messages()).toEqual([]);
+    expect(await h.client.result(ref)).toEqual({ amount: 30, tracking: 'T-1' });
+  });
+
+  it('is refused in its turn when it was on its way as the instance ended', async () => {
+    const h = workflowHarness([Order.actor]);
+    const ref = await h.client.start(Order, 'o-1', { amount: 30 });
     await h.runAll();
-    expect(await h.client.outcome(sent.messageId)).toMatchObject({
+    const first = await h.client.signal(ref, 'shipped', { tracking: 'T-1' });
+    const late = await h.client.signal(ref, 'shipped', { tracking: 'T-2' });
+    await h.runAll();
+    expect(await h.client.outcome(first.messageId)).toMatchObject({ ok: true });
+    expect(await h.client.outcome(late.messageId)).toMatchObject({
       ok: false,
       error: { code: ErrorCode.REJECTED, details: { status: 'completed' } },
     });
     expect(await h.client.result(ref)).toEqual({ amount: 30, tracking: 'T-1' });
+  });
+
+  it('answers a keyed retry whose first send ended the run while the retry was at the door', async () => {
+    const h = workflowHarness([Order.actor]);
+    const payload = { tracking: 'T-1' };
+    const options = { idempotencyKey: 'ship-1' };
+    /**
+     * A client of `h` whose retry of the key's signal to `id` binds the key before the first
+     * send is applied and reads the instance after: the first send's turn runs in between,
+     * ends the run and commits its outcome.
+     */
+    const racing = async (id: string) => {
+      const ref = await h.client.start(Order, id, { amount: 30 });
+      await h.runAll();
+      await h.client.signal(ref, 'shipped', payload, options);
+      let raced = false;
+      const store = new Proxy(h.backend.store, {
+        get(target, property) {
+          const value = Reflect.get(target, property);
+          if (property !== 'load') return typeof value === 'function' ? value.bind(target) : value;
+          return async (loaded: string) => {
+            if (!raced) await h.runAll();
+            raced = true;
+            return target.load(loaded);
+          };
+        },
+      });
+      const client = new Client({
+        actors: [Order.actor],
+        store,
+        queue: h.backend.queue,
+        clock: h.clock,
+      });
+      return { ref, client: client.asSystem(), raced: () => raced };
+    };
+    const asking = await racing('o-1');
+    const asked = asking.client.ask(
+      asking.ref as never,
+      'signal' as never,
+      { name: 'shipped', payload } as never,
+      options,
+    );
+    await expect(asked).resolves.toMatchObject({ status: 'completed' });
+    expect(asking.raced()).toBe(true);
+
+    const sending = await racing('o-2');
+    await expect(
+      sending.client.signal(sending.ref, 'shipped', payload, options),
+    ).resolves.toMatchObject({ messageId: expect.any(String) });
+    expect(sending.raced()).toBe(true);
+    // Taken by its first send: not enqueued again.
+    expect(h.backend.queue.messages()).toEqual([]);
   });
 
   it('names no status to a caller who may signal the instance but not read it', async () => {
@@ -97,7 +164,7 @@ describe('a signal to an ended instance', () => {
     await expect(asked).rejects.not.toHaveProperty('details.status');
   });
 
-  it('is refused over HTTP: 422 to POST /ask, and the outcome of POST /send says so', async () => {
+  it('is refused over HTTP: 422 to POST /ask and to POST /send', async () => {
     const { h, call } = http();
     const to = Greeter.ref('alice:1').id;
     const go = { name: 'go', payload: null };
@@ -117,15 +184,16 @@ describe('a signal to an ended instance', () => {
       status: 422,
       body: { error: { code: 'REJECTED', details: { status: 'completed', event: 'go' } } },
     });
+    // Sent, it is refused at the door: 422 too, and no outcome is kept of it.
     expect(
-      (await call('alice', 'POST', '/send', { ...first, idempotencyKey: 'go-3' })).status,
-    ).toBe(202);
+      await call('alice', 'POST', '/send', { ...first, idempotencyKey: 'go-3' }),
+    ).toMatchObject({
+      status: 422,
+      body: { error: { code: 'REJECTED', details: { status: 'completed', event: 'go' } } },
+    });
     await h.runAll();
     const outcome = await call('alice', 'GET', `/outcome?to=${to}&idempotencyKey=go-3`);
-    expect(outcome).toMatchObject({
-      status: 200,
-      body: { outcome: { ok: false, error: { code: 'REJECTED' } } },
-    });
+    expect(outcome).toMatchObject({ status: 404 });
     // The signal it took before it ended reads as taken still.
     const taken = await call('alice', 'GET', `/outcome?to=${to}&idempotencyKey=go-1`);
     expect(taken).toMatchObject({ status: 200, body: { outcome: { ok: true } } });

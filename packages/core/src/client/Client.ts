@@ -20,7 +20,6 @@ import type {
   WorkflowRefOf,
 } from '../workflow/workflow.ts';
 import { checkCallbackToken } from './checkCallbackToken.ts';
-import { checkStart, isStart } from './checkStart.ts';
 import type {
   AskOptions,
   ClientOptions,
@@ -34,6 +33,7 @@ import { awaitWorkflow, readWorkflow } from './readWorkflow.ts';
 import { withReceipt } from './receipts.ts';
 import { signalRefused } from './signalRefused.ts';
 import { waitForOutcome } from './waitForOutcome.ts';
+import { checkAtDoor, checkedAtDoor } from './workflowDoor.ts';
 
 /** What an implicit (anonymous) Client is told when it sends an internal message. */
 const IMPLICIT_HINT =
@@ -139,7 +139,9 @@ export class Client {
       if (bound.known) return { messageId: envelope.id, sentAt: envelope.sentAt };
       dedupeId = bound.dedupeId;
     }
-    if (isStart(envelope)) await this.#checkStart(envelope, options);
+    if (checkedAtDoor(envelope) && (await this.#checkAtDoor(envelope, options))) {
+      return { messageId: envelope.id, sentAt: envelope.sentAt };
+    }
     await this.#queue.send([{ group: envelope.to, dedupeId, body: encodeEnvelope(envelope) }]);
     return { messageId: envelope.id, sentAt: envelope.sentAt };
   }
@@ -195,8 +197,9 @@ export class Client {
           return settle(await waiting.record, envelope) as ReplyOf<Def, Name>;
         }
       }
-      if (isStart(envelope)) await this.#checkStart(envelope, options);
-      await this.#queue.send([{ group: envelope.to, dedupeId, body }]);
+      const known = checkedAtDoor(envelope) && (await this.#checkAtDoor(envelope, options));
+      if (known) waiting.seen(known);
+      else await this.#queue.send([{ group: envelope.to, dedupeId, body }]);
       return settle(await waiting.record, envelope) as ReplyOf<Def, Name>;
     } finally {
       waiting.cancel();
@@ -280,9 +283,10 @@ export class Client {
    * Sends event `name` to a workflow instance: the first `ctx.waitForEvent(name)` consumes it,
    * also one that starts waiting later. A workflow that declares `events` takes only those, each
    * with its schema's payload: checked when compiled, and refused here (INVALID_PAYLOAD, with
-   * nothing sent) when it is not. Resolves once the event is accepted: an instance that ended
-   * before it came does not take it, and its outcome says so (REJECTED, `details.status`).
-   * Read it with {@link outcome}, or `ask` the `signal` message where it matters.
+   * nothing sent) when it is not. An instance that ended takes no event: refused here too
+   * (REJECTED, `details.status`), with nothing sent. Resolves once the event is accepted; one
+   * that comes as the instance ends is not taken, and its outcome says so: read it with
+   * {@link outcome}, or `ask` the `signal` message where it matters.
    *
    * @example
    * await client.asSystem().signal(Approval.ref('r-1'), 'approved', { by: 'ann' });
@@ -357,13 +361,25 @@ export class Client {
   }
 
   /**
-   * A workflow's start of an id that runs (or ran) with another input: refused here, before
-   * anything is enqueued, as its turn would refuse it (see checkStart.ts). After its key is
-   * bound: a keyed retry of a start already processed is answered by its outcome, whatever the
-   * id runs now, and one refused here is refused again.
+   * A workflow's start or signal its instance would refuse (see workflowDoor.ts): refused here,
+   * before anything is enqueued. After its key is bound: a keyed retry of a message already
+   * processed is answered by its outcome, and one refused here is refused again. A keyed signal
+   * refused as late may be the one that ended the run, its turn committed since the key was
+   * bound: its outcome, committed with that end, is read again and returned if it is there.
    */
-  #checkStart(envelope: Envelope, options: SendOptions): Promise<void> {
-    return checkStart(this.#store, this.#registry, this.#sender(options).caller, envelope);
+  async #checkAtDoor(
+    envelope: Envelope,
+    options: SendOptions,
+  ): Promise<IdempotencyRecord | undefined> {
+    try {
+      await checkAtDoor(this.#store, this.#registry, this.#sender(options).caller, envelope);
+      return undefined;
+    } catch (error) {
+      if (options.idempotencyKey === undefined || envelope.name !== 'signal') throw error;
+      const known = await this.#store.readIdempotency(envelope.id, envelope.sentAt, BOUNDED_READ);
+      if (known === undefined) throw error;
+      return known;
+    }
   }
 
   /** A token-guarded message (a workflow's callback) from outside: its token checked here. */

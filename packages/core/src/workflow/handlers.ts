@@ -45,6 +45,7 @@ import {
 } from './journal.ts';
 import { journalError } from './journalError.ts';
 import { heldEventsFull, journalValueTooLarge, replyTooLarge } from './journalLimits.ts';
+import { endedBeforeEvent } from './lateEvent.ts';
 import { mayReadWorkflow } from './readAccess.ts';
 import {
   callbackPayload,
@@ -101,7 +102,9 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       handle: async (ctx: Ctx, { name, payload }: { name: string; payload: unknown }) => {
         const { state } = ctx;
         // Not taken, and said so: a retry of one taken before the end is answered by its outcome.
-        if (FINAL_STATUSES.has(state.status)) throw endedBeforeEvent(ctx, name, readable(ctx));
+        if (FINAL_STATUSES.has(state.status)) {
+          throw endedBeforeEvent(ctx.self.key, state.status, name, readable(ctx));
+        }
         const tooLarge = journalValueTooLarge(`the payload of event "${name}"`, payload);
         if (tooLarge) throw tooLarge;
         const waiting = recordEntries(state).find(
@@ -324,20 +327,6 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       },
     },
   };
-}
-
-/**
- * The refusal of event `name` sent to an instance that ended: it is not taken (no later run of
- * the id gets it either). Its status only to a caller who may read it (`readable`).
- */
-function endedBeforeEvent(ctx: Ctx, name: string, readable: boolean): BatonError {
-  const { key } = ctx.self;
-  const { status } = ctx.state;
-  return new BatonError(
-    ErrorCode.REJECTED,
-    `workflow instance ${key} ended${readable ? ` (${status})` : ''} before event "${name}" came: an ended instance takes no event, so this one was not taken. ${readable ? 'Read its status, output or error (client.workflowStatus), or start' : 'Start'} another id for a new run`,
-    { details: readable ? { id: key, event: name, status } : { id: key, event: name } },
-  );
 }
 
 /**

@@ -1,0 +1,60 @@
+/**
+ * What the door refuses of a workflow instance before anything is enqueued, as its turn would
+ * refuse it, so the caller learns it from the call itself rather than from an outcome it may
+ * never read (a `send` resolves once the message is accepted):
+ *
+ * - a start of an id that runs, or ran, with another input (REJECTED, saying to start another
+ *   id). A start that races another of the same id (neither applied yet) passes here, and its
+ *   turn refuses it: its outcome says so. A keyed retry of the start that began the run passes
+ *   too, whatever its input now parses to (a `.default()` drawn at random): its outcome answers
+ *   it (a keyed one's before this check, once the id has run again too: see the Client's `send`);
+ * - a signal to an instance that ended (REJECTED, naming the event): an ended instance takes no
+ *   event. One that races the end passes, and its turn refuses it. A keyed retry of a signal
+ *   taken before the end is answered by its outcome before this check; one whose own turn ended
+ *   the run between that read and this one is told apart by the Client (see `#checkAtDoor`).
+ */
+import type { Envelope } from '../adapter/envelope.ts';
+import type { Store } from '../adapter/ports.ts';
+import type { Caller } from '../caller.ts';
+import type { Registry } from '../registry.ts';
+import { parseActorId } from '../shared/actorId.ts';
+import { digest128 } from '../shared/sha256.ts';
+import { startedOtherwise } from '../workflow/instanceStart.ts';
+import { FINAL_STATUSES, type WorkflowState } from '../workflow/journal.ts';
+import { endedBeforeEvent } from '../workflow/lateEvent.ts';
+import { mayReadWorkflow } from '../workflow/readAccess.ts';
+import { workflowOf } from '../workflow/workflow.ts';
+
+type Message = Pick<Envelope, 'id' | 'to' | 'name' | 'payload'>;
+
+/** Whether the door may refuse `message`: those alone (a start or a signal) pay the read. */
+export const checkedAtDoor = (message: Pick<Envelope, 'name'>): boolean =>
+  message.name === 'start' || message.name === 'signal';
+
+/** Throws the refusal of `message` from `caller` if it is a workflow's start or signal its instance would refuse. */
+export async function checkAtDoor(
+  store: Store,
+  registry: Registry,
+  caller: Caller,
+  message: Message,
+): Promise<void> {
+  const { id, to, name, payload } = message;
+  const named = checkedAtDoor(message) ? parseActorId(to) : undefined;
+  const definition =
+    named && registry.has(named.type) ? workflowOf(registry.definition(named.type)) : undefined;
+  if (!named || !definition) return;
+  const state = (await store.load(to))?.state as WorkflowState | undefined;
+  if (!state || state.status === 'new') return;
+  const readable = () => mayReadWorkflow(definition, caller, named.key);
+  if (name === 'signal') {
+    if (!FINAL_STATUSES.has(state.status)) return;
+    const event = (payload as { name: string }).name;
+    throw endedBeforeEvent(named.key, state.status, event, readable());
+  }
+  // This very message began the run (its id gives the run's, see `begin`): a retry.
+  if (state.runId === digest128(id).slice(0, 16)) return;
+  // The input as the start's turn will see it: parsed by the workflow's schema.
+  const { input } = registry.resolve(to, name, payload).payload as { input: unknown };
+  const refused = startedOtherwise(named.key, state, input, readable());
+  if (refused) throw refused;
+}
