@@ -135,8 +135,9 @@ const readOutcomes: IamStatement = {
 };
 
 /**
- * Reading a workflow instance's record (`store.load`): its status for `GET /workflows/<name>/<id>`,
- * and the callbacks it journaled, which a callback's token must name to pass the door.
+ * Reading a workflow instance's record (`store.load`): its status for `GET /workflows/<name>/<id>`
+ * and for the door's refusals (a start of an id run with another input, a signal to an instance
+ * that ended), and the callbacks it journaled, which a callback's token must name to pass it.
  */
 const readWorkflows: IamStatement = {
   actions: ['dynamodb:GetItem'],
