@@ -21,7 +21,8 @@ import type {
 export interface RetryPolicy {
   /**
    * Attempts in all, the first included; `Infinity` retries until the step passes or throws a
-   * `TerminalError` (at most `maxDelayMs` apart). @default 3
+   * `TerminalError` (at most `maxDelayMs` apart). @default 3 (20 for undo work: see the
+   * workflow's `compensationRetry`)
    */
   readonly maxAttempts?: number;
   /** The wait before the second attempt. @default 1000 ms */

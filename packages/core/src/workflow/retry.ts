@@ -19,6 +19,27 @@ export function retryDelay(policy: RetryPolicy | undefined, attempt: number): nu
   return Math.min(initial * factor ** (attempt - 1), policy?.maxDelayMs ?? HOUR);
 }
 
+/**
+ * The defaults of undo work (a step's compensation, a `saga.step` in a call's): 20 attempts, so
+ * with the backoff's own defaults about 8 hours before it gives up for good, as an undo left
+ * undone is money or stock out of place, where a failed step only fails its run.
+ */
+export const COMPENSATION_RETRY: RetryPolicy = { maxAttempts: 20 };
+
+/**
+ * The policy of undo work: `own` (a `saga.step`'s `retry`) over the workflow's
+ * `compensationRetry` over {@link COMPENSATION_RETRY}, field by field.
+ *
+ * @example
+ * undoRetry({ initialDelayMs: 5_000 }, undefined); // { maxAttempts: 20, initialDelayMs: 5000 }
+ */
+export function undoRetry(
+  workflow: RetryPolicy | undefined,
+  own: RetryPolicy | undefined,
+): RetryPolicy {
+  return { ...COMPENSATION_RETRY, ...workflow, ...own };
+}
+
 /** Throws INVALID_ARGUMENT for a policy that is not one. */
 export function checkRetryPolicy(where: string, policy: RetryPolicy | undefined): void {
   if (policy === undefined) return;

@@ -8,15 +8,20 @@ import { clip } from '../shared/clip.ts';
 import type { Outcome, WorkflowState } from './journal.ts';
 import { journalValueTooLarge } from './journalLimits.ts';
 import type { ReplayHost, Slot } from './replayTypes.ts';
-import { retryDelay, stepFailed } from './retry.ts';
+import { retryDelay, stepFailed, undoRetry } from './retry.ts';
 import { withinTimeout } from './stepTimeout.ts';
+import type { RetryPolicy } from './WorkflowContext.ts';
 
 /** The most characters of a retried step's last error its journal entry keeps. */
 const LAST_ERROR_CHARS = 200;
 
 /** The replayer, as an attempt of a step sees it. */
 export interface StepRunner {
-  readonly definition: { readonly name: string; readonly public?: boolean };
+  readonly definition: {
+    readonly name: string;
+    readonly public?: boolean;
+    readonly compensationRetry?: RetryPolicy;
+  };
   readonly state: WorkflowState;
   /** Journals a result that comes in this turn, and resolves the step's promise with it. */
   complete(slot: Slot, outcome: Outcome): void;
@@ -66,7 +71,11 @@ export async function attemptStep(runner: StepRunner, slot: Slot, host: ReplayHo
     const error = toBatonError(thrown);
     span?.end(error);
     // A TerminalError says that trying again cannot help (a declined card): no retry.
-    const delay = thrown instanceof TerminalError ? undefined : retryDelay(options.retry, attempt);
+    const policy =
+      compensation || entry.saga
+        ? undoRetry(runner.definition.compensationRetry, options.retry)
+        : options.retry;
+    const delay = thrown instanceof TerminalError ? undefined : retryDelay(policy, attempt);
     if (delay === undefined) {
       const shown = runner.told(error, { step: entry.name, attempt });
       const failed = stepFailed(entry.name, attempt, shown, compensation);

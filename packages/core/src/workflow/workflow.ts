@@ -109,7 +109,11 @@ export interface WorkflowOptions<
    * turn also starts no step once its steps have run 10 s). @default 10
    */
   readonly maxStepsPerTurn?: number;
-  /** The retry policy of compensations. @default 3 attempts */
+  /**
+   * The retry policy of undo work (a step's compensation, a `saga.step` in a call's), over
+   * its defaults field by field; a `saga.step`'s own `retry` goes over it. @default 20
+   * attempts, 1 s doubling to at most an hour: about 8 hours
+   */
   readonly compensationRetry?: RetryPolicy;
   /**
    * The workflow: deterministic code between `ctx` commands. Its result is the output (JSON).
