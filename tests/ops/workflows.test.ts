@@ -370,6 +370,8 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     const paused = await baton('workflows', 'show', 'ship', 'bug');
     expect(paused.out).toMatch(/^code version\s+1$/m);
     expect(paused.out).toMatch(/^input\s+\{"qty":-1\}$/m);
+    // A paused run's deadline stands; an ended one's is gone.
+    expect(paused.out).toMatch(/^times out\s+\d{4}-\d\d-\d\dT[\d:.]+Z$/m);
     expect(paused.out).toMatch(/^paused\s+workflow "ship" \(code version 1\) threw /m);
     expect((await baton('workflows', 'show', 'ship', 'bug', '--json')).json()).toMatchObject({
       version: '1',
@@ -378,6 +380,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
 
     const failed = await baton('workflows', 'show', 'ship', 'zero');
     expect(failed.out).toMatch(/^input\s+\{"qty":0\}$/m);
+    expect(failed.out).not.toMatch(/^times out/m);
     const start = hint(`send wf-ship/<new id> start '{"input":{"qty":0}}' --app <entry>`);
     expect(failed.out).toContain(
       `\nrun again     a failed instance does not run again (resume takes only a paused one): start a new one, under a new id, with its input (--json has it whole), from the app's code (client.start) or with ${start}\n`,

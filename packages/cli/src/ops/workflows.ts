@@ -183,6 +183,7 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
     ...(state.ending ? { ending: { status: state.ending.status, error: state.ending.error } } : {}),
     startedAt: iso(state.startedAt),
     endedAt: iso(state.endedAt),
+    ...(state.deadlineAt === undefined ? {} : { deadline: iso(state.deadlineAt) }),
     input: state.input ?? null,
     version: codeVersion(state),
     pendingEvents: state.signals.map((s) => s.name),
@@ -204,6 +205,7 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
           r.endedAt === undefined ? 'running for' : 'took',
           took === undefined ? undefined : duration(took),
         ],
+        ...(r.deadline === undefined ? [] : ([['times out', r.deadline]] as const)),
         ...(r.output === undefined ? [] : ([['output', r.output]] as const)),
         ...(r.error === undefined
           ? []

@@ -11,6 +11,7 @@ import { parseActorId } from '../shared/actorId.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
 import { callbackToken } from './callbackToken.ts';
 import { workflowSpan } from './commandSpans.ts';
+import { disarmDeadline } from './deadline.ts';
 import { readSealed, sealHistory } from './history.ts';
 import {
   endOfChild,
@@ -171,6 +172,7 @@ export function finish(
   cancelPending(ctx);
   // A run cancelled or terminated while paused: its next recheck would find it ended.
   if (state.rechecks !== undefined) ctx.cancel(RECHECK_TIMER);
+  disarmDeadline(ctx);
   state.status = status;
   state.endedAt = ctx.now();
   if (outcome.output !== undefined) state.output = outcome.output;

@@ -18,6 +18,7 @@ import {
   tellParent,
 } from './advance.ts';
 import { callbackEntry, callbackToken, notPendingCallback } from './callbackToken.ts';
+import { armDeadline, type Deadline, timedOut } from './deadline.ts';
 import { dropHistory } from './history.ts';
 import {
   begin,
@@ -81,6 +82,26 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
     await advance(definition, ctx);
   };
 
+  /**
+   * Ends the run from outside (a cancel, its deadline): what it waits for is cancelled and its
+   * compensations run, then it ends with `status` and `error`.
+   */
+  const endRun = async (ctx: Ctx, status: 'failed' | 'cancelled', error: SerializedError) => {
+    const { state } = ctx;
+    // A call under way may be applied still: its reply is awaited (see Replayer's runner).
+    cancelPending(ctx, { keepCalls: true });
+    state.ending = {
+      status,
+      error: journalError(error),
+      seq: sealedCount(state) + state.journal.length,
+    };
+    // A paused run stays paused, the end recorded: its compensations are the code's, so they
+    // run once a replay succeeds (a recheck, or `resume` after a deploy); `terminate` ends it
+    // without them. The end gets rechecks of its own, the last ones maybe spent.
+    if (state.status === 'paused') delete state.rechecks;
+    await advance(definition, ctx);
+  };
+
   return {
     start: {
       payload: startPayload(definition.input),
@@ -88,6 +109,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       handle: async (ctx: Ctx, { input }: { input: unknown }) => {
         if (ctx.state.status === 'new') {
           begin(ctx, input);
+          armDeadline(definition, ctx);
           await advance(definition, ctx);
         } else {
           const refused = startedOtherwise(ctx.self.key, ctx.state, input, readable(ctx));
@@ -133,18 +155,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         if (state.status === 'new' || FINAL_STATUSES.has(state.status) || state.ending) {
           return summary(ctx);
         }
-        // A call under way may be applied still: its reply is awaited (see Replayer's runner).
-        cancelPending(ctx, { keepCalls: true });
-        state.ending = {
-          status: 'cancelled',
-          error: journalError(cancelled(ctx, 'cancelled', reason)),
-          seq: sealedCount(state) + state.journal.length,
-        };
-        // A paused run stays paused, the cancel recorded: its compensations are the code's, so
-        // they run once a replay succeeds (a recheck, or `resume` after a deploy); `terminate`
-        // ends it without them. The cancel gets rechecks of its own, the last ones maybe spent.
-        if (state.status === 'paused') delete state.rechecks;
-        await advance(definition, ctx);
+        await endRun(ctx, 'cancelled', cancelled(ctx, 'cancelled', reason));
         return summary(ctx);
       },
     },
@@ -233,6 +244,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         if (ended) finish(definition, ctx, ended.status, { error: ended.error });
         else if (state.status === 'new') {
           begin(ctx, input);
+          armDeadline(definition, ctx);
           if (run !== undefined) state.parentRun = run;
           await advance(definition, ctx);
         } else if (FINAL_STATUSES.has(state.status)) notifyParents(ctx);
@@ -302,6 +314,18 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
     _wake: {
       payload: internalPayload,
       handle: (ctx: Ctx) => advance(definition, ctx),
+    },
+    _deadline: {
+      payload: internalPayload,
+      handle: async (ctx: Ctx, { run, timeoutMs }: Deadline) => {
+        const { state } = ctx;
+        // The engine's timer alone; not an earlier run's.
+        if (ctx.caller.kind !== 'timer' || run !== state.runId) return;
+        delete state.deadlineAt; // fired: nothing left to disarm
+        // A run that ended, or is ending (cancelled), before it: nothing to time out.
+        if (FINAL_STATUSES.has(state.status) || state.ending) return;
+        await endRun(ctx, 'failed', timedOut(ctx.self.key, timeoutMs));
+      },
     },
     _expire: {
       payload: internalPayload,

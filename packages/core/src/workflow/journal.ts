@@ -167,6 +167,11 @@ export interface WorkflowState {
   signals: { name: string; payload: unknown; at: number }[];
   output?: unknown;
   error?: SerializedError;
+  /**
+   * When the run times out (the workflow's `timeoutMs` after its start), while its timer is
+   * armed: absent for a workflow without one, and once the run ended or timed out.
+   */
+  deadlineAt?: number;
   /** Set while compensations run: how the instance ends once they are done. */
   ending?: {
     status: 'failed' | 'cancelled';

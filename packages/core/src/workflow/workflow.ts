@@ -105,6 +105,13 @@ export interface WorkflowOptions<
    */
   readonly retentionMs?: number;
   /**
+   * How long a run may take, from its start to its end: past it the run fails with TIMED_OUT
+   * and its compensations run (as after any failure; a call under way is waited for first).
+   * Set when the run starts: a deploy that changes it bounds the runs started after it.
+   * @default no limit
+   */
+  readonly timeoutMs?: number;
+  /**
    * Steps run in one turn at most before the turn commits and the run goes on in the next (a
    * turn also starts no step once its steps have run 10 s). @default 10
    */
@@ -315,6 +322,7 @@ function checkOptions(options: WorkflowOptions<string, Schema, unknown, any>): v
   if (options?.retentionMs !== Number.POSITIVE_INFINITY)
     positive('retentionMs', options?.retentionMs);
   positive('maxStepsPerTurn', options?.maxStepsPerTurn);
+  if (options?.timeoutMs !== Number.POSITIVE_INFINITY) positive('timeoutMs', options?.timeoutMs);
   if (options?.version !== undefined && (typeof options.version !== 'string' || !options.version)) {
     problems.push('version must be a non-empty string');
   }
