@@ -339,6 +339,47 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     );
   });
 
+  it('resumes every paused instance of a workflow with --all, after a dry run lists them', async () => {
+    const client = shipClient();
+    for (const id of ['a1', 'a2', 'a3']) await client.start(Ship, id, { qty: 1 });
+    await pumpUntil(async () => (await statusOf('a3')) === 'waiting');
+    code.renamed = true;
+    deploy();
+    // Two of them take an event their deployed code does not replay, and pause.
+    for (const id of ['a1', 'a2']) {
+      expect((await baton('workflows', 'signal', 'ship', id, 'packed', '{"box":"B"}')).code).toBe(
+        0,
+      );
+    }
+    await pumpUntil(async () => (await statusOf('a2')) === 'paused');
+    await pumpUntil(async () => (await statusOf('a1')) === 'paused');
+
+    const dry = await baton('workflows', 'resume', 'ship', '--all', '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.out).toMatch(/^would resume 2 paused instance\(s\) of ship: a[12], a[12]$/m);
+    expect(await statusOf('a1')).toBe('paused');
+    const withId = await baton('workflows', 'resume', 'ship', 'a1', '--all');
+    expect(withId.code).not.toBe(0);
+    expect(withId.err).toMatch(/--all resumes every paused instance of ship: give no id/);
+
+    code.renamed = false;
+    deploy();
+    const resumed = await baton('workflows', 'resume', 'ship', '--all', '--json');
+    expect(resumed.code).toBe(0);
+    expect(
+      resumed
+        .json()
+        .resumed.map((r: { id: string }) => r.id)
+        .sort(),
+    ).toEqual(['a1', 'a2']);
+    for (const id of ['a1', 'a2']) {
+      await pumpUntil(async () => (await statusOf(id)) === 'completed');
+    }
+    expect(await statusOf('a3')).toBe('waiting');
+    const again = await baton('workflows', 'resume', 'ship', '--all');
+    expect(again.out).toBe('no instance of ship is paused: nothing to resume');
+  });
+
   it('shows the compensations that failed of an instance that ended with them, and what to do', async () => {
     await shipClient().start(Ship, 'big', { qty: 150 });
     await pumpUntil(async () => (await statusOf('big')) === 'waiting');

@@ -134,7 +134,7 @@ const COMMANDS: Readonly<
   },
   'workflows resume': {
     run: workflowsResume,
-    takes: ['key', 'app', 'dry-run', INBOX],
+    takes: ['key', 'app', 'dry-run', 'all', 'limit', INBOX],
     operands: INSTANCE,
   },
   send: { run: send, takes: ['app', 'key', INBOX], operands: MESSAGE },

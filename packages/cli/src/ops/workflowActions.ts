@@ -3,53 +3,18 @@
  * instance, as trusted code, through a client of the workflow's actor. Each checks that the
  * instance can take it now, asks before it cancels or terminates, and writes the audit line.
  */
-import {
-  type AnyWorkflowDefinition,
-  BatonError,
-  ErrorCode,
-  type Schema,
-  type WorkflowState,
-  workflow,
-} from '@baton/core';
-import { Client } from '@baton/core/client';
+import { BatonError, ErrorCode, type WorkflowState } from '@baton/core';
+import type { Client } from '@baton/core/client';
 import { storedInstanceRef } from '@baton/core/engine';
 import { closestWord } from '../unknownCommand.ts';
 import type { OpsContext } from './OpsContext.ts';
 import { shellQuote } from './target.ts';
+import { clientFor } from './workflowClient.ts';
 import { instanceId, readInstance, stepsOf, workflowArg } from './workflowInstance.ts';
+import { workflowsResumeAll } from './workflowResumeAll.ts';
 
 /** The statuses of a finished instance, which takes no action. */
 const FINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'cancelled', 'terminated']);
-
-/** Any JSON: the worker's own definition checks what the app's does not here. */
-const anything = { safeParse: (data: unknown) => ({ success: true, data }) } as unknown as Schema;
-
-/**
- * A client as trusted code for workflow `name`: on the app's definition with `--app` (so a
- * signal's payload is checked at the door), else on a stand-in of the same actor type.
- */
-async function clientFor(
-  ctx: OpsContext,
-  name: string,
-  id: string,
-): Promise<{ client: Client; definition: AnyWorkflowDefinition }> {
-  const { store } = await ctx.target();
-  const queue = await ctx.inboxOf(instanceId(name, id));
-  let definition: AnyWorkflowDefinition | undefined;
-  if (ctx.values.app) {
-    const app = await ctx.app('checking the message');
-    definition = app.workflows.find((w) => w.name === name);
-    if (!definition) {
-      throw new BatonError(
-        ErrorCode.INVALID_ARGUMENT,
-        `the app has no workflow ${name}; it has ${app.workflows.map((w) => w.name).join(', ') || 'none'}`,
-      );
-    }
-  }
-  definition ??= workflow({ name, input: anything, run: async () => undefined });
-  const client = new Client({ actors: [definition.actor], store, queue }).asSystem();
-  return { client, definition };
-}
 
 type Action = 'cancel' | 'terminate' | 'signal' | 'resume';
 
@@ -235,7 +200,11 @@ function openWaits(state: WorkflowState): string[] {
   return entries.filter((e) => e.kind === 'event' && e.state === 'pending').map((e) => e.name);
 }
 
-/** `baton workflows resume <workflow> <id>`: a paused instance replays with the code running now. */
+/**
+ * `baton workflows resume <workflow> <id>`: a paused instance replays with the code running now;
+ * with `--all` instead of an id, every paused instance of the workflow (`workflowsResumeAll`).
+ */
 export function workflowsResume(ctx: OpsContext): Promise<void> {
+  if (ctx.values.all) return workflowsResumeAll(ctx);
   return act(ctx, 'resume', {}, (client, ref) => client.resumeWorkflow(ref, sendOptions(ctx)));
 }
