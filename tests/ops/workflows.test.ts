@@ -358,9 +358,16 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect(dry.code).toBe(0);
     expect(dry.out).toMatch(/^would resume 2 paused instance\(s\) of ship: a[12], a[12]$/m);
     expect(await statusOf('a1')).toBe('paused');
+    const one = await baton('workflows', 'resume', 'ship', '--all', '--limit', '1', '--dry-run');
+    expect(one.out).toMatch(/^would resume 1 paused instance\(s\) of ship: a[12]$/m);
+    expect(one.out).toMatch(/^more may be paused past the first 1 found/m);
     const withId = await baton('workflows', 'resume', 'ship', 'a1', '--all');
     expect(withId.code).not.toBe(0);
     expect(withId.err).toMatch(/--all resumes every paused instance of ship: give no id/);
+    const limited = await baton('workflows', 'resume', 'ship', 'a1', '--limit', '1');
+    expect(limited.err).toMatch(/--limit counts the instances --all resumes/);
+    const keyed = await baton('workflows', 'resume', 'ship', '--all', '--key', 'k-1');
+    expect(keyed.err).toMatch(/--key names one message, and --all sends one to each/);
 
     code.renamed = false;
     deploy();

@@ -87,6 +87,31 @@ describe('a signal to an ended instance', () => {
     expect(await h.client.result(ref)).toEqual({ amount: 30, tracking: 'T-1' });
   });
 
+  it('keeps the refusal of a keyed one, so that its retry is refused still in a new run of the id', async () => {
+    const h = workflowHarness([Order.actor]);
+    const ref = await h.client.start(Order, 'o-1', { amount: 30 });
+    await h.client.signal(ref, 'shipped', { tracking: 'T-1' });
+    await h.runAll();
+    const late = () =>
+      h.client.signal(ref, 'shipped', { tracking: 'T-2' }, { idempotencyKey: 'late' });
+    await expect(late()).rejects.toMatchObject({ code: ErrorCode.REJECTED });
+    await h.runAll();
+    // The instance halts once its retention ends, and its id runs anew.
+    await h.runAll({ expire: true });
+    await h.client.start(Order, 'o-1', { amount: 40 });
+    await h.runAll();
+
+    // A retry under the key is answered by the refusal its turn kept: the new run takes nothing.
+    const retried = await late();
+    expect(await h.client.outcome(retried.messageId)).toMatchObject({
+      ok: false,
+      error: { code: ErrorCode.REJECTED, details: { event: 'shipped' } },
+    });
+    await h.runAll();
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'waiting' });
+    expect(((await h.state(ref.id)) as { signals: unknown[] }).signals).toEqual([]);
+  });
+
   it('answers a keyed retry whose first send ended the run while the retry was at the door', async () => {
     const h = workflowHarness([Order.actor]);
     const payload = { tracking: 'T-1' };
@@ -184,7 +209,7 @@ describe('a signal to an ended instance', () => {
       status: 422,
       body: { error: { code: 'REJECTED', details: { status: 'completed', event: 'go' } } },
     });
-    // Sent, it is refused at the door: 422 too, and no outcome is kept of it.
+    // Sent, it is refused at the door: 422 too, and its key keeps the refusal as its outcome.
     expect(
       await call('alice', 'POST', '/send', { ...first, idempotencyKey: 'go-3' }),
     ).toMatchObject({
@@ -193,7 +218,10 @@ describe('a signal to an ended instance', () => {
     });
     await h.runAll();
     const outcome = await call('alice', 'GET', `/outcome?to=${to}&idempotencyKey=go-3`);
-    expect(outcome).toMatchObject({ status: 404 });
+    expect(outcome).toMatchObject({
+      status: 200,
+      body: { outcome: { ok: false, error: { code: 'REJECTED' } } },
+    });
     // The signal it took before it ended reads as taken still.
     const taken = await call('alice', 'GET', `/outcome?to=${to}&idempotencyKey=go-1`);
     expect(taken).toMatchObject({ status: 200, body: { outcome: { ok: true } } });

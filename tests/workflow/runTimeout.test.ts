@@ -80,6 +80,17 @@ describe('a workflow with timeoutMs', () => {
     expect(log).toEqual(['charge']);
   });
 
+  it('disarms the deadline of a run terminated before it', async () => {
+    const Ship = shipping([]);
+    const h = workflowHarness([Ship.actor]);
+    const ref = await h.client.start(Ship, 's-1', {});
+    await h.runAll({ until: h.clock.now() });
+    await h.client.terminate(ref, { reason: 'drill' });
+    await h.runAll({ until: h.clock.now() });
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'terminated' });
+    expect(await timersOf(h, ref.id)).not.toContain('wf:deadline');
+  });
+
   it('lets a run that fails on its own before the deadline end with its own error', async () => {
     const log: string[] = [];
     const Ship = shipping(log, { waitMs: HOUR / 2 });
@@ -149,13 +160,16 @@ describe('a workflow with timeoutMs', () => {
     expect(await h.client.result(ref)).toBe(ErrorCode.TIMED_OUT);
   });
 
-  it('is refused unless it is a number of ms above 0, or Infinity', () => {
+  it('is refused unless it is a number of ms above 0 and at most 1e14, or Infinity', () => {
     const run = async () => null;
-    for (const timeoutMs of [0, -1, Number.NaN, '1000']) {
+    for (const timeoutMs of [0, -1, Number.NaN, '1000', 1e16]) {
       expect(() =>
         workflow({ name: 'w', input: z.object({}), timeoutMs: timeoutMs as number, run }),
-      ).toThrow(/timeoutMs must be a number > 0/);
+      ).toThrow(
+        'timeoutMs must be a number of ms > 0 and at most 1e14 (about 3,000 years), or Infinity for no limit',
+      );
     }
+    expect(() => workflow({ name: 'w', input: z.object({}), timeoutMs: 1e14, run })).not.toThrow();
     expect(() =>
       workflow({ name: 'w', input: z.object({}), timeoutMs: Number.POSITIVE_INFINITY, run }),
     ).not.toThrow();

@@ -207,6 +207,30 @@ describe('a workflow', () => {
     expect(attempts).toBe(12);
   });
 
+  it("withholds the text of a public workflow's unexpected error from the step's last error", async () => {
+    const Open = workflow({
+      name: 'open',
+      input: z.object({}),
+      public: true,
+      run: (ctx) =>
+        ctx.step(
+          'charge',
+          ({ attempt }) => {
+            if (attempt === 1) throw new Error('psp key sk_live_123 refused');
+            return 'charged';
+          },
+          { retry: { maxAttempts: 2, initialDelayMs: 60_000 } },
+        ),
+    });
+    const h = workflowHarness([Open.actor]);
+    const ref = await h.client.start(Open, 'o', {});
+    await h.runAll({ until: h.clock.now() + 1_000 });
+    const entry = ((await h.state(ref.id)) as WorkflowState).journal.find((e) => e.kind === 'step');
+    expect(entry?.lastError).toBe(
+      "RETRYABLE: an unexpected error; its text is in the server's log",
+    );
+  });
+
   it("journals a retried step's last error until it passes, and how long its last attempt ran", async () => {
     const Slow = workflow({
       name: 'slow',
@@ -615,7 +639,7 @@ it('rejects a workflow definition that is not one, naming every problem', () => 
     expect.objectContaining({
       code: ErrorCode.INVALID_ARGUMENT,
       message:
-        'workflow "9x" is not valid: name must be a letter followed by letters, digits, "-" or "_"; input must be a zod schema; run must be an async function (ctx, input); retentionMs must be a number > 0',
+        'workflow "9x" is not valid: name must be a letter followed by letters, digits, "-" or "_"; input must be a zod schema; run must be an async function (ctx, input); retentionMs must be a number of ms > 0 and at most 1e14 (about 3,000 years), or Infinity for no limit',
     }),
   );
 });

@@ -91,6 +91,17 @@ describe('compensationRetry', () => {
     expect(h.clock.now() - started).toBe(10 * (2 ** 19 - 1));
   });
 
+  it('leaves a default a field set to undefined names', async () => {
+    const refund = flaky(Number.POSITIVE_INFINITY);
+    const W = refunding('refund-unset', refund, {
+      compensationRetry: { maxAttempts: undefined, initialDelayMs: 10 },
+    });
+    const h = workflowHarness([W.actor]);
+    await h.client.start(W, 'r', {});
+    await h.runAll();
+    expect(refund.attempts).toHaveLength(20);
+  });
+
   it('keeps a maxAttempts it names', async () => {
     const refund = flaky(Number.POSITIVE_INFINITY);
     const W = refunding('refund-twice', refund, { compensationRetry: { maxAttempts: 2 } });

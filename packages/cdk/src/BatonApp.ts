@@ -192,7 +192,8 @@ export class BatonApp extends Construct implements AppParts {
    * Lets `grantee` do what a `Client` does, as the ingress does: send messages to actors
    * (enqueue into the inbox, claim the idempotency keys of keyed messages and read those
    * claims), read outcomes (an item each, or an actor's outcome pages), and read workflow
-   * instances' records (`workflowStatus`, a callback token's check). The table's outcomes, key
+   * instances' records (`workflowStatus`, a callback token's check, the door's refusal of a
+   * start or a signal the instance would refuse). The table's outcomes, key
    * claims and `A#wf-*` records only, never another actor's record.
    */
   grantSend(grantee: iam.IGrantable): iam.Grant {

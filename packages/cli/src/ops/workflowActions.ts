@@ -206,5 +206,11 @@ function openWaits(state: WorkflowState): string[] {
  */
 export function workflowsResume(ctx: OpsContext): Promise<void> {
   if (ctx.values.all) return workflowsResumeAll(ctx);
+  if (ctx.values.limit !== undefined) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      '--limit counts the instances --all resumes: pass --all instead of an id, or leave out --limit',
+    );
+  }
   return act(ctx, 'resume', {}, (client, ref) => client.resumeWorkflow(ref, sendOptions(ctx)));
 }

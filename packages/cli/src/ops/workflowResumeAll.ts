@@ -45,13 +45,18 @@ export async function workflowsResumeAll(ctx: OpsContext): Promise<void> {
     return;
   }
   const sent: { id: string; messageId: string }[] = [];
-  for (const key of paused) {
-    const { client, definition } = await clientFor(ctx, name, key);
-    const { messageId } = await client.resumeWorkflow(storedInstanceRef(definition, key));
-    sent.push({ id: key, messageId });
-  }
-  if (sent.length > 0) {
-    await ctx.audit('workflows resume', { workflow: name, all: true, resumed: sent });
+  try {
+    for (const key of paused) {
+      // Each instance's own client: its inbox may be another than the others'.
+      const { client, definition } = await clientFor(ctx, name, key);
+      const { messageId } = await client.resumeWorkflow(storedInstanceRef(definition, key));
+      sent.push({ id: key, messageId });
+    }
+  } finally {
+    // Those sent before a failure too.
+    if (sent.length > 0) {
+      await ctx.audit('workflows resume', { workflow: name, all: true, resumed: sent });
+    }
   }
   const follow = ctx.followUp`workflows list ${name} --status paused`;
   ctx.print({ workflow: name, resumed: sent, ...(more && { more }) }, () =>

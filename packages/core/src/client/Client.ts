@@ -100,7 +100,8 @@ export class Client {
    * Checks a message as {@link send} and {@link ask} do before they enqueue it, and does nothing
    * else: its idempotency key, the target's access rule (`authorize`), its payload, a workflow
    * callback's token. Throws what they would throw for those (a workflow start of an id taken
-   * with another input is refused by `send` and `ask` alone, which read the instance). A host
+   * with another input, and a signal to an instance that ended, are refused by `send` and `ask`
+   * alone, which read the instance). A host
    * calls it before it prepares a wait for the message's outcome, so that a refused request
    * costs no more than its refusal.
    */
@@ -139,10 +140,11 @@ export class Client {
       if (bound.known) return { messageId: envelope.id, sentAt: envelope.sentAt };
       dedupeId = bound.dedupeId;
     }
-    if (checkedAtDoor(envelope) && (await this.#checkAtDoor(envelope, options))) {
-      return { messageId: envelope.id, sentAt: envelope.sentAt };
-    }
-    await this.#queue.send([{ group: envelope.to, dedupeId, body: encodeEnvelope(envelope) }]);
+    const sent = envelope;
+    const enqueue = () =>
+      this.#queue.send([{ group: sent.to, dedupeId, body: encodeEnvelope(sent) }]);
+    const known = checkedAtDoor(envelope) && (await this.#checkAtDoor(envelope, options, enqueue));
+    if (!known) await enqueue();
     return { messageId: envelope.id, sentAt: envelope.sentAt };
   }
 
@@ -197,9 +199,12 @@ export class Client {
           return settle(await waiting.record, envelope) as ReplyOf<Def, Name>;
         }
       }
-      const known = checkedAtDoor(envelope) && (await this.#checkAtDoor(envelope, options));
+      const sent = envelope;
+      const enqueue = () => this.#queue.send([{ group: sent.to, dedupeId, body }]);
+      const known =
+        checkedAtDoor(envelope) && (await this.#checkAtDoor(envelope, options, enqueue));
       if (known) waiting.seen(known);
-      else await this.#queue.send([{ group: envelope.to, dedupeId, body }]);
+      else await enqueue();
       return settle(await waiting.record, envelope) as ReplyOf<Def, Name>;
     } finally {
       waiting.cancel();
@@ -284,9 +289,10 @@ export class Client {
    * also one that starts waiting later. A workflow that declares `events` takes only those, each
    * with its schema's payload: checked when compiled, and refused here (INVALID_PAYLOAD, with
    * nothing sent) when it is not. An instance that ended takes no event: refused here too
-   * (REJECTED, `details.status`), with nothing sent. Resolves once the event is accepted; one
-   * that comes as the instance ends is not taken, and its outcome says so: read it with
-   * {@link outcome}, or `ask` the `signal` message where it matters.
+   * (REJECTED; `details.status` to a caller who may read it), with nothing sent but a keyed
+   * one, enqueued so that its key keeps the refusal as its outcome. Resolves once the event is
+   * accepted; one that comes as the instance ends is not taken, and its outcome says so: read
+   * it with {@link outcome}, or `ask` the `signal` message where it matters.
    *
    * @example
    * await client.asSystem().signal(Approval.ref('r-1'), 'approved', { by: 'ann' });
@@ -363,13 +369,18 @@ export class Client {
   /**
    * A workflow's start or signal its instance would refuse (see workflowDoor.ts): refused here,
    * before anything is enqueued. After its key is bound: a keyed retry of a message already
-   * processed is answered by its outcome, and one refused here is refused again. A keyed signal
-   * refused as late may be the one that ended the run, its turn committed since the key was
-   * bound: its outcome, committed with that end, is read again and returned if it is there.
+   * processed is answered by its outcome (returned), and one refused here is refused again.
+   *
+   * A keyed signal refused as late may be the one that ended the run, its turn committed since
+   * the key was bound: its outcome, committed with that end, is read again and returned if it is
+   * there. Else it is refused, and `enqueue`d all the same: its turn refuses it too and keeps the
+   * refusal as the key's outcome, so a retry under the key is answered so for the outcomes'
+   * retention, even once a new run of the id starts, which would otherwise take the stale event.
    */
   async #checkAtDoor(
     envelope: Envelope,
     options: SendOptions,
+    enqueue: () => Promise<void>,
   ): Promise<IdempotencyRecord | undefined> {
     try {
       await checkAtDoor(this.#store, this.#registry, this.#sender(options).caller, envelope);
@@ -377,8 +388,9 @@ export class Client {
     } catch (error) {
       if (options.idempotencyKey === undefined || envelope.name !== 'signal') throw error;
       const known = await this.#store.readIdempotency(envelope.id, envelope.sentAt, BOUNDED_READ);
-      if (known === undefined) throw error;
-      return known;
+      if (known !== undefined) return known;
+      await enqueue();
+      throw error;
     }
   }
 

@@ -11,7 +11,8 @@
  * - a signal to an instance that ended (REJECTED, naming the event): an ended instance takes no
  *   event. One that races the end passes, and its turn refuses it. A keyed retry of a signal
  *   taken before the end is answered by its outcome before this check; one whose own turn ended
- *   the run between that read and this one is told apart by the Client (see `#checkAtDoor`).
+ *   the run between that read and this one is told apart by the Client, and a keyed one refused
+ *   here is enqueued all the same, so its key keeps the refusal (see the Client's `#checkAtDoor`).
  */
 import type { Envelope } from '../adapter/envelope.ts';
 import type { Store } from '../adapter/ports.ts';

@@ -37,8 +37,12 @@ export function undoRetry(
   workflow: RetryPolicy | undefined,
   own: RetryPolicy | undefined,
 ): RetryPolicy {
-  return { ...COMPENSATION_RETRY, ...workflow, ...own };
+  return { ...COMPENSATION_RETRY, ...given(workflow), ...given(own) };
 }
+
+/** `policy` without its fields set to `undefined`, which leave the defaults as they are. */
+const given = (policy: RetryPolicy | undefined): RetryPolicy =>
+  Object.fromEntries(Object.entries(policy ?? {}).filter(([, value]) => value !== undefined));
 
 /** Throws INVALID_ARGUMENT for a policy that is not one. */
 export function checkRetryPolicy(where: string, policy: RetryPolicy | undefined): void {

@@ -105,9 +105,10 @@ export interface WorkflowOptions<
    */
   readonly retentionMs?: number;
   /**
-   * How long a run may take, from its start to its end: past it the run fails with TIMED_OUT
-   * and its compensations run (as after any failure; a call under way is waited for first).
-   * Set when the run starts: a deploy that changes it bounds the runs started after it.
+   * How long a run may go on from its start: past it the run stops, failed with TIMED_OUT, and
+   * ends as after any failure: once the calls under way have replied and its compensations are
+   * done (which retry up to about 8 hours by default), so it bounds the run's own work, not its
+   * undo. Set when the run starts: a deploy that changes it bounds the runs started after it.
    * @default no limit
    */
   readonly timeoutMs?: number;
@@ -201,6 +202,8 @@ export type WorkflowRefOf<W extends AnyWorkflowDefinition> = WorkflowRef<
 >;
 
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
+/** The longest finite `retentionMs` or `timeoutMs`. */
+const MAX_SPAN_MS = 1e14;
 /** The reserved actor type of a workflow's instances. */
 export const workflowActorType = (name: string) => `${WORKFLOW_TYPE_PREFIX}${name}`;
 const WORKFLOW = Symbol.for('baton.workflow');
@@ -319,10 +322,18 @@ function checkOptions(options: WorkflowOptions<string, Schema, unknown, any>): v
       problems.push(`${what} must be a number > 0`);
     }
   };
-  if (options?.retentionMs !== Number.POSITIVE_INFINITY)
-    positive('retentionMs', options?.retentionMs);
+  // A span a timer is set for: a timer's moment must be a date (see `dueAt`).
+  const span = (what: string, value: unknown) => {
+    if (value === undefined || value === Number.POSITIVE_INFINITY) return;
+    if (!(typeof value === 'number' && value > 0 && value <= MAX_SPAN_MS)) {
+      problems.push(
+        `${what} must be a number of ms > 0 and at most 1e14 (about 3,000 years), or Infinity for no limit`,
+      );
+    }
+  };
+  span('retentionMs', options?.retentionMs);
   positive('maxStepsPerTurn', options?.maxStepsPerTurn);
-  if (options?.timeoutMs !== Number.POSITIVE_INFINITY) positive('timeoutMs', options?.timeoutMs);
+  span('timeoutMs', options?.timeoutMs);
   if (options?.version !== undefined && (typeof options.version !== 'string' || !options.version)) {
     problems.push('version must be a non-empty string');
   }
