@@ -208,26 +208,34 @@ describe('a workflow', () => {
   });
 
   it("withholds the text of a public workflow's unexpected error from the step's last error", async () => {
-    const Open = workflow({
-      name: 'open',
-      input: z.object({}),
-      public: true,
-      run: (ctx) =>
-        ctx.step(
-          'charge',
-          ({ attempt }) => {
-            if (attempt === 1) throw new Error('psp key sk_live_123 refused');
-            return 'charged';
-          },
-          { retry: { maxAttempts: 2, initialDelayMs: 60_000 } },
-        ),
-    });
-    const h = workflowHarness([Open.actor]);
-    const ref = await h.client.start(Open, 'o', {});
+    const failing = (name: string, open: boolean) =>
+      workflow({
+        name,
+        input: z.object({}),
+        public: open,
+        run: (ctx) =>
+          ctx.step(
+            'charge',
+            ({ attempt }) => {
+              if (attempt === 1) throw new Error('psp key sk_live_123 refused');
+              return 'charged';
+            },
+            { retry: { maxAttempts: 2, initialDelayMs: 60_000 } },
+          ),
+      });
+    const [Open, Closed] = [failing('open', true), failing('closed', false)];
+    const h = workflowHarness([Open.actor, Closed.actor]);
+    const lastError = async (ref: { id: string }) =>
+      ((await h.state(ref.id)) as WorkflowState).journal.find((e) => e.kind === 'step')?.lastError;
+    const open = await h.client.start(Open, 'o', {});
+    const closed = await h.client.start(Closed, 'c', {});
     await h.runAll({ until: h.clock.now() + 1_000 });
-    const entry = ((await h.state(ref.id)) as WorkflowState).journal.find((e) => e.kind === 'step');
-    expect(entry?.lastError).toBe(
+    expect(await lastError(open)).toBe(
       "RETRYABLE: an unexpected error; its text is in the server's log",
+    );
+    // Only trusted code reads an internal workflow: its text is kept.
+    expect(await lastError(closed)).toBe(
+      'RETRYABLE: unexpected error: psp key sk_live_123 refused',
     );
   });
 
