@@ -91,6 +91,34 @@ describe('a workflow with timeoutMs', () => {
     expect(await timersOf(h, ref.id)).not.toContain('wf:deadline');
   });
 
+  it('times out a paused run: its compensations run once its code replays, as a cancel does', async () => {
+    const log: string[] = [];
+    const Buggy = workflow({
+      name: 'buggy',
+      input: z.object({}),
+      timeoutMs: HOUR,
+      run: async (ctx) => {
+        await ctx.step('charge', () => void log.push('charge'), {
+          compensate: () => void log.push('refund'),
+        });
+        throw new TypeError('a bug: the label is undefined');
+      },
+    });
+    const h = workflowHarness([Buggy.actor]);
+    const started = h.clock.now();
+    const ref = await h.client.start(Buggy, 'b-1', {});
+    await h.runAll({ until: started });
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'paused' });
+
+    // Its rechecks replay the same code, and it stays paused, until the deadline ends it.
+    await h.runAll({ until: started + HOUR });
+    expect(await h.client.workflowStatus(ref)).toMatchObject({
+      status: 'failed',
+      error: { code: ErrorCode.TIMED_OUT },
+    });
+    expect(log).toEqual(['charge', 'refund']);
+  });
+
   it('lets a run that fails on its own before the deadline end with its own error', async () => {
     const log: string[] = [];
     const Ship = shipping(log, { waitMs: HOUR / 2 });
