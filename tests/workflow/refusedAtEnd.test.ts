@@ -94,8 +94,15 @@ describe('a signal to an ended instance', () => {
     await h.runAll();
     const late = () =>
       h.client.signal(ref, 'shipped', { tracking: 'T-2' }, { idempotencyKey: 'late' });
-    await expect(late()).rejects.toMatchObject({ code: ErrorCode.REJECTED });
+    const refused = await late().catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: ErrorCode.REJECTED });
     await h.runAll();
+    // The refusal names the message its turn kept the outcome of.
+    const { messageId } = (refused as { details: { messageId: string } }).details;
+    expect(await h.client.outcome(messageId)).toMatchObject({
+      ok: false,
+      error: { code: ErrorCode.REJECTED },
+    });
     // The instance halts once its retention ends, and its id runs anew.
     await h.runAll({ expire: true });
     await h.client.start(Order, 'o-1', { amount: 40 });

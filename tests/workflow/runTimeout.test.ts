@@ -67,16 +67,17 @@ describe('a workflow with timeoutMs', () => {
     const log: string[] = [];
     const Ship = shipping(log);
     const h = workflowHarness([Ship.actor]);
+    const started = h.clock.now();
     const ref = await h.client.start(Ship, 's-1', {});
     await h.runAll({ until: h.clock.now() });
     expect(await timersOf(h, ref.id)).toContain('wf:deadline');
-    expect((await h.state(ref.id)) as WorkflowState).toHaveProperty('deadlineAt');
+    expect(await h.client.workflowStatus(ref)).toMatchObject({ deadlineAt: started + HOUR });
 
     await h.client.signal(ref, 'shipped', null);
     await h.runAll({ until: h.clock.now() });
     expect(await h.client.result(ref)).toBe('shipped');
     expect(await timersOf(h, ref.id)).not.toContain('wf:deadline');
-    expect((await h.state(ref.id)) as WorkflowState).not.toHaveProperty('deadlineAt');
+    expect(await h.client.workflowStatus(ref)).not.toHaveProperty('deadlineAt');
     expect(log).toEqual(['charge']);
   });
 

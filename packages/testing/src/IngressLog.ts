@@ -3,6 +3,7 @@
  * those made, and when (a client retries one under its key: the `duplicateIngress` fault); and
  * the message id the client gave each idempotency key.
  */
+import { BatonError } from '@baton/core';
 import type { Client } from '@baton/core/client';
 import type { Action } from './Action.ts';
 import type { IngressSend } from './faultActions.ts';
@@ -38,8 +39,16 @@ export class IngressLog {
     send: (client: Client) => Promise<{ readonly messageId: string }>,
   ): void {
     const recorded: IngressSend = async (client) => {
-      const { messageId } = await send(client);
-      this.#messageIds.set(key, messageId);
+      try {
+        const { messageId } = await send(client);
+        this.#messageIds.set(key, messageId);
+      } catch (error) {
+        // Refused at the door yet enqueued (a keyed signal to an ended instance): its outcome,
+        // kept under this id, says so, as a client would read it.
+        const messageId = (error as BatonError).details?.messageId;
+        if (!(error instanceof BatonError) || typeof messageId !== 'string') throw error;
+        this.#messageIds.set(key, messageId);
+      }
     };
     this.#pending.push({ label, to, key, send: recorded });
   }

@@ -76,4 +76,9 @@ export interface StatusReport {
    */
   readonly unchecked: readonly string[];
   readonly problems: readonly string[];
+  /**
+   * What is failing but not yet a problem, so the health line says OK with it rather than
+   * alone: an actor failing its head message for less than the minutes that make it stuck.
+   */
+  readonly watching: readonly string[];
 }

@@ -146,9 +146,13 @@ describe('baton status of actors stuck on a failing message', () => {
     ]);
     const young = await readStatus(fresh, now, plain);
     expect(young.healthy).toBe(true);
-    expect(await humanOf(fresh, now)).toMatch(
-      /^failing {13}1 actor\(s\), the longest tally\/new \(failing for 4m/m,
-    );
+    // Said beside the OK all the same: an operator in a failure's first minutes sees it.
+    expect(young.watching).toEqual([
+      '1 actor(s) failing a message, retried: the longest tally/new (failing for 4m 0s, 4 attempt(s)); ATTENTION if one still fails after 5m 0s (baton actors get tally/new shows its error)',
+    ]);
+    const human = await humanOf(fresh, now);
+    expect(human).toMatch(/^failing {13}1 actor\(s\), the longest tally\/new \(failing for 4m/m);
+    expect(human).toMatch(/^health {14}OK — watching: 1 actor\(s\) failing a message, retried/m);
 
     const ended = { at: now - minutes(1), by: 'ops' };
     const { target: ending } = scanning([

@@ -8,7 +8,7 @@ import { listPaused, parkedByActor } from './pausedLines.ts';
 import { type QueueHealth, readQueues } from './queues.ts';
 import type { StatusReport } from './StatusReport.ts';
 import { atLeast, DEAD_LETTER_QUEUE, humanStatus, PAUSED_UNREAD } from './statusText.ts';
-import { stuckActors, stuckProblem } from './stuckActors.ts';
+import { failingLine, stuckActors, stuckProblem } from './stuckActors.ts';
 import { type FollowUp, type Target, targetFlags } from './target.ts';
 
 /**
@@ -139,6 +139,8 @@ export async function readStatus(
   }
   const stuckHere = stuckProblem(failing, now, INBOX_AGE_MS, follow);
   if (stuckHere) problems.push(stuckHere);
+  // A failure's first minutes: retried, not yet a problem, but said beside the OK.
+  const watching = stuckHere ? [] : failingLine(failing, now, INBOX_AGE_MS, follow);
   if (stuck.length > 0) {
     problems.push(
       `${stuck.length} workflow instance(s) paused: ${stuck.every((w) => w.threw) ? 'their run threw an unexpected error' : stuck.some((w) => w.threw) ? 'their code does not replay their history, or their run threw an unexpected error' : 'their code does not replay their history'} (${listPaused(stuck, follow)}): one a deploy still rolling out paused is replayed on its own within about half an hour; else deploy code that replays them (or fixes what they threw), then resume them (see PausedWorkflowsAlarm in docs/operations.md)`,
@@ -183,6 +185,7 @@ export async function readStatus(
     sweeperLag: { actors: lagging.length, thresholdMs: SWEEPER_LAG_MS, complete: laggingComplete },
     healthy: problems.length === 0,
     problems,
+    watching,
     unchecked: [
       ...(inbox ? [] : [INBOX_UNNAMED]),
       ...unread.map(({ name, reason }) => `the ${name} queue, which could not be read (${reason})`),

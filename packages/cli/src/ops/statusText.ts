@@ -81,7 +81,9 @@ export function humanStatus(
     ],
     [
       'health',
-      (s.healthy ? 'OK' : `ATTENTION — ${s.problems.join('; ')}`) +
+      (s.healthy
+        ? `OK${s.watching.length > 0 ? ` — watching: ${s.watching.join('; ')}` : ''}`
+        : `ATTENTION — ${s.problems.join('; ')}`) +
         (s.unchecked.length > 0 ? ` (not checked: ${s.unchecked.join('; ')})` : ''),
     ],
   ];

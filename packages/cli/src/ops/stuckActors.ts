@@ -5,7 +5,7 @@
  */
 import type { HeldActors } from '@baton/aws';
 import { failingFor } from '../inspectedFailing.ts';
-import { isoTime } from './format.ts';
+import { duration, isoTime } from './format.ts';
 import type { FollowUp } from './target.ts';
 
 /** The actors stuck on a failing message, and the one stuck longest. */
@@ -66,6 +66,23 @@ export function stuckProblem(
     ? 'an operator ended it: its next delivery keeps it as a dead letter'
     : `to end it now, without running its handler again: ${follow`actors end-failing ${id} ${messageId}`}`;
   return `${stuck.actors} actor(s) stuck on a failing message, the longest ${id} (message ${messageId}, ${failingFor(longest.since, now)}, ${attempts} attempt(s)): its later messages wait until it is applied or dead-lettered; ${follow`actors get ${id}`} shows its error, ${follow`backlog`} lists the others; ${next} (see InboxAgeAlarm in docs/operations.md)`;
+}
+
+/**
+ * What `status` says beside its OK of actors failing their head message for `afterMs` at most,
+ * which it does not count as stuck yet: the longest, and when it would. Empty when none fails.
+ */
+export function failingLine(
+  stuck: StuckActors,
+  now: number,
+  afterMs: number,
+  follow: FollowUp,
+): string[] {
+  const { longest } = stuck;
+  if (!longest) return [];
+  return [
+    `${stuck.actors} actor(s) failing a message, retried: the longest ${longest.id} (${failingFor(longest.since, now)}, ${longest.attempts} attempt(s)); ATTENTION if one still fails after ${duration(afterMs)} (${follow`actors get ${longest.id}`} shows its error)`,
+  ];
 }
 
 /** `status`'s line of stuck actors: how many (at least, if the scan was not `complete`), and the longest. */

@@ -5,7 +5,7 @@ import { answersMessage } from '../adapter/idempotencyKeyReused.ts';
 import { type Clock, type Queue, type Store, systemClock } from '../adapter/ports.ts';
 import type { IdempotencyRecord, Outcome } from '../adapter/storedRecords.ts';
 import { ANONYMOUS, type Caller, SYSTEM } from '../caller.ts';
-import { invalidArgument } from '../errors.ts';
+import { BatonError, invalidArgument } from '../errors.ts';
 import type { JsonOf } from '../jsonOf.ts';
 import { Registry } from '../registry.ts';
 import { DAY } from '../shared/days.ts';
@@ -390,7 +390,9 @@ export class Client {
       const known = await this.#store.readIdempotency(envelope.id, envelope.sentAt, BOUNDED_READ);
       if (known !== undefined) return known;
       await enqueue();
-      throw error;
+      // Its id, under which the refusal its turn keeps is read (`outcome`).
+      const { code, message, details } = error as BatonError;
+      throw new BatonError(code, message, { details: { ...details, messageId: envelope.id } });
     }
   }
 

@@ -313,6 +313,8 @@ export interface WorkflowSummary<Output = unknown> {
    * one's once its code replays). `status` is what it will end as.
    */
   readonly ending?: { status: 'failed' | 'cancelled'; error: SerializedError };
+  /** When the run times out (its workflow's `timeoutMs` after its start), until it ends. */
+  readonly deadlineAt?: number;
 }
 
 /** `state` as a {@link WorkflowSummary}. */
@@ -329,6 +331,7 @@ export function summarize(id: string, state: WorkflowState): WorkflowSummary {
     ...(state.ending === undefined
       ? {}
       : { ending: { status: state.ending.status, error: state.ending.error } }),
+    ...(state.deadlineAt === undefined ? {} : { deadlineAt: state.deadlineAt }),
   };
 }
 
