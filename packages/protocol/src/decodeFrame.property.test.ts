@@ -143,11 +143,18 @@ function spell(frame: object, spelling: string): string {
   return JSON.stringify(Object.fromEntries(Object.entries(frame).reverse()));
 }
 
+/**
+ * How long 2,000 decodes may take in all: about a second on a quiet host, so only a decoder that
+ * backtracks or recurses without bound reaches it; not a speed budget (bench/ holds those), and
+ * far enough above it that a loaded host (a CI run beside other work) does not fail it.
+ */
+const PATHOLOGICAL_MS = 30_000;
+
 describe('the decoders under fuzzing', () => {
   it('throw nothing but a BatonError for random text, quickly', () => {
     const started = performance.now();
     fc.assert(fc.property(anyText, decodeOrBatonError), { numRuns: 2_000 });
-    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(performance.now() - started).toBeLessThan(PATHOLOGICAL_MS);
   });
 
   it('throw nothing but a BatonError for random frames of known types and fields', () => {
@@ -155,7 +162,7 @@ describe('the decoders under fuzzing', () => {
     decoded = 0;
     fc.assert(fc.property(nearlyFrames, decodeOrBatonError), { numRuns: 2_000 });
     expect(decoded).toBeGreaterThan(500); // some random frames are valid: the checks are reached
-    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(performance.now() - started).toBeLessThan(PATHOLOGICAL_MS);
   });
 
   it('throw nothing but a BatonError for values that are not text', () => {
