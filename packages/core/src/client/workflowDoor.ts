@@ -1,7 +1,7 @@
 /**
- * What the door refuses of a workflow instance before anything is enqueued, as its turn would
- * refuse it, so the caller learns it from the call itself rather than from an outcome it may
- * never read (a `send` resolves once the message is accepted):
+ * What the door refuses of a workflow instance, as its turn would refuse it, so the caller
+ * learns it from the call itself rather than from an outcome it may never read (a `send`
+ * resolves once the message is accepted):
  *
  * - a start of an id that runs, or ran, with another input (REJECTED, saying to start another
  *   id). A start that races another of the same id (neither applied yet) passes here, and its
