@@ -5,7 +5,7 @@
  * that runs (or ran) with another input is refused at the door, before anything is enqueued, and
  * in its turn when it raced another start there.
  */
-import { ErrorCode, workflow } from '@baton/core';
+import { BatonError, ErrorCode, workflow } from '@baton/core';
 import { Client } from '@baton/core/client';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -117,6 +117,29 @@ describe('a signal to an ended instance', () => {
     await h.runAll();
     expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'waiting' });
     expect(((await h.state(ref.id)) as { signals: unknown[] }).signals).toEqual([]);
+  });
+
+  it('enqueues nothing when the door cannot read the instance, and says so', async () => {
+    const h = workflowHarness([Order.actor]);
+    const ref = await h.client.start(Order, 'o-1', { amount: 30 });
+    await h.runAll();
+    const down = new BatonError(ErrorCode.UNAVAILABLE, 'the table did not answer');
+    const store = new Proxy(h.backend.store, {
+      get(target, property) {
+        const value = Reflect.get(target, property);
+        if (property === 'load') return () => Promise.reject(down);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const client = new Client({
+      actors: [Order.actor],
+      store,
+      queue: h.backend.queue,
+      clock: h.clock,
+    }).asSystem();
+    const sent = client.signal(ref, 'shipped', { tracking: 'T-1' }, { idempotencyKey: 'k' });
+    await expect(sent).rejects.toBe(down);
+    expect(h.backend.queue.messages()).toEqual([]);
   });
 
   it('answers a keyed retry whose first send ended the run while the retry was at the door', async () => {

@@ -5,7 +5,7 @@ import { answersMessage } from '../adapter/idempotencyKeyReused.ts';
 import { type Clock, type Queue, type Store, systemClock } from '../adapter/ports.ts';
 import type { IdempotencyRecord, Outcome } from '../adapter/storedRecords.ts';
 import { ANONYMOUS, type Caller, SYSTEM } from '../caller.ts';
-import { BatonError, invalidArgument } from '../errors.ts';
+import { BatonError, ErrorCode, invalidArgument } from '../errors.ts';
 import type { JsonOf } from '../jsonOf.ts';
 import { Registry } from '../registry.ts';
 import { DAY } from '../shared/days.ts';
@@ -386,12 +386,16 @@ export class Client {
       await checkAtDoor(this.#store, this.#registry, this.#sender(options).caller, envelope);
       return undefined;
     } catch (error) {
-      if (options.idempotencyKey === undefined || envelope.name !== 'signal') throw error;
+      // Only a refusal: a read that failed enqueued nothing, and says so.
+      const refused = error instanceof BatonError && error.code === ErrorCode.REJECTED;
+      if (!refused || options.idempotencyKey === undefined || envelope.name !== 'signal') {
+        throw error;
+      }
       const known = await this.#store.readIdempotency(envelope.id, envelope.sentAt, BOUNDED_READ);
       if (known !== undefined) return known;
       await enqueue();
       // Its id, under which the refusal its turn keeps is read (`outcome`).
-      const { code, message, details } = error as BatonError;
+      const { code, message, details } = error;
       throw new BatonError(code, message, { details: { ...details, messageId: envelope.id } });
     }
   }
