@@ -5,7 +5,7 @@ import { answersMessage } from '../adapter/idempotencyKeyReused.ts';
 import { type Clock, type Queue, type Store, systemClock } from '../adapter/ports.ts';
 import type { IdempotencyRecord, Outcome } from '../adapter/storedRecords.ts';
 import { ANONYMOUS, type Caller, SYSTEM } from '../caller.ts';
-import { BatonError, ErrorCode, invalidArgument } from '../errors.ts';
+import { invalidArgument } from '../errors.ts';
 import type { JsonOf } from '../jsonOf.ts';
 import { Registry } from '../registry.ts';
 import { DAY } from '../shared/days.ts';
@@ -23,6 +23,7 @@ import { checkCallbackToken } from './checkCallbackToken.ts';
 import type {
   AskOptions,
   ClientOptions,
+  EndOptions,
   SendOptions,
   SendResult,
   SignalArgs,
@@ -33,7 +34,7 @@ import { awaitWorkflow, readWorkflow } from './readWorkflow.ts';
 import { withReceipt } from './receipts.ts';
 import { signalRefused } from './signalRefused.ts';
 import { waitForOutcome } from './waitForOutcome.ts';
-import { checkAtDoor, checkedAtDoor } from './workflowDoor.ts';
+import { checkedAtDoor, doorCheck } from './workflowDoor.ts';
 
 /** What an implicit (anonymous) Client is told when it sends an internal message. */
 const IMPLICIT_HINT =
@@ -140,9 +141,8 @@ export class Client {
       if (bound.known) return { messageId: envelope.id, sentAt: envelope.sentAt };
       dedupeId = bound.dedupeId;
     }
-    const sent = envelope;
     const enqueue = () =>
-      this.#queue.send([{ group: sent.to, dedupeId, body: encodeEnvelope(sent) }]);
+      this.#queue.send([{ group: envelope.to, dedupeId, body: encodeEnvelope(envelope) }]);
     const known = checkedAtDoor(envelope) && (await this.#checkAtDoor(envelope, options, enqueue));
     if (!known) await enqueue();
     return { messageId: envelope.id, sentAt: envelope.sentAt };
@@ -199,8 +199,7 @@ export class Client {
           return settle(await waiting.record, envelope) as ReplyOf<Def, Name>;
         }
       }
-      const sent = envelope;
-      const enqueue = () => this.#queue.send([{ group: sent.to, dedupeId, body }]);
+      const enqueue = () => this.#queue.send([{ group: envelope.to, dedupeId, body }]);
       const known =
         checkedAtDoor(envelope) && (await this.#checkAtDoor(envelope, options, enqueue));
       if (known) waiting.seen(known);
@@ -315,26 +314,13 @@ export class Client {
   }
 
   /** Cancels a workflow instance: its compensations run, then it ends as `cancelled`. */
-  async cancel(
-    ref: WorkflowRef,
-    options: SendOptions & { readonly reason?: string } = {},
-  ): Promise<SendResult> {
-    const { reason, ...send } = options;
-    return this.send(ref as ActorRef, 'cancel' as never, (reason ? { reason } : {}) as never, send);
+  async cancel(ref: WorkflowRef, options: EndOptions = {}): Promise<SendResult> {
+    return this.#end(ref, 'cancel', options);
   }
 
   /** Ends a workflow instance at once, without compensations (trusted code only). */
-  async terminate(
-    ref: WorkflowRef,
-    options: SendOptions & { readonly reason?: string } = {},
-  ): Promise<SendResult> {
-    const { reason, ...send } = options;
-    return this.send(
-      ref as ActorRef,
-      'terminate' as never,
-      (reason ? { reason } : {}) as never,
-      send,
-    );
+  async terminate(ref: WorkflowRef, options: EndOptions = {}): Promise<SendResult> {
+    return this.#end(ref, 'terminate', options);
   }
 
   /** Replays a paused instance with the code running now: it goes on if the code replays it. */
@@ -366,38 +352,17 @@ export class Client {
     return this.#keys.checkSize(envelope, options.idempotencyKey !== undefined);
   }
 
-  /**
-   * A workflow's start or signal its instance would refuse (see workflowDoor.ts): refused here,
-   * before anything is enqueued. After its key is bound: a keyed retry of a message already
-   * processed is answered by its outcome (returned), and one refused here is refused again.
-   *
-   * A keyed signal refused as late may be the one that ended the run, its turn committed since
-   * the key was bound: its outcome, committed with that end, is read again and returned if it is
-   * there. Else it is refused, and `enqueue`d all the same: its turn refuses it too and keeps the
-   * refusal as the key's outcome, so a retry under the key is answered so for the outcomes'
-   * retention, even once a new run of the id starts, which would otherwise take the stale event.
-   */
-  async #checkAtDoor(
-    envelope: Envelope,
-    options: SendOptions,
-    enqueue: () => Promise<void>,
-  ): Promise<IdempotencyRecord | undefined> {
-    try {
-      await checkAtDoor(this.#store, this.#registry, this.#sender(options).caller, envelope);
-      return undefined;
-    } catch (error) {
-      // Only a refusal: a read that failed enqueued nothing, and says so.
-      const refused = error instanceof BatonError && error.code === ErrorCode.REJECTED;
-      if (!refused || options.idempotencyKey === undefined || envelope.name !== 'signal') {
-        throw error;
-      }
-      const known = await this.#store.readIdempotency(envelope.id, envelope.sentAt, BOUNDED_READ);
-      if (known !== undefined) return known;
-      await enqueue();
-      // Its id, under which the refusal its turn keeps is read (`outcome`).
-      const { code, message, details } = error;
-      throw new BatonError(code, message, { details: { ...details, messageId: envelope.id } });
-    }
+  /** A workflow instance's `cancel` or `terminate`, with its reason if given. */
+  #end(ref: WorkflowRef, how: 'cancel' | 'terminate', options: EndOptions): Promise<SendResult> {
+    const { reason, ...send } = options;
+    return this.send(ref as ActorRef, how as never, (reason ? { reason } : {}) as never, send);
+  }
+
+  /** A workflow's start or signal its instance would refuse: see workflowDoor.ts's `doorCheck`. */
+  #checkAtDoor(envelope: Envelope, options: SendOptions, enqueue: () => Promise<void>) {
+    const keyed = options.idempotencyKey !== undefined;
+    const { caller } = this.#sender(options);
+    return doorCheck(this.#store, this.#registry, caller, envelope, keyed, enqueue);
   }
 
   /** A token-guarded message (a workflow's callback) from outside: its token checked here. */

@@ -59,6 +59,9 @@ export interface SendOptions {
   readonly awaited?: boolean;
 }
 
+/** What `cancel` and `terminate` take: a send's options, and why (kept in the instance's error). */
+export type EndOptions = SendOptions & { readonly reason?: string };
+
 export interface AskOptions extends SendOptions {
   /** @default the client's askTimeoutMs */
   readonly timeoutMs?: number;

@@ -5,5 +5,11 @@
  * and a browser talks to the ingress through `@baton/client` instead.
  */
 export { Client } from './Client.ts';
-export type { AskOptions, ClientOptions, SendOptions, SendResult } from './clientOptions.ts';
+export type {
+  AskOptions,
+  ClientOptions,
+  EndOptions,
+  SendOptions,
+  SendResult,
+} from './clientOptions.ts';
 export { claimedFrom, OUTCOME_READ_MAX_PAGES } from './IdempotencyKeys.ts';
