@@ -273,6 +273,11 @@ describe('a start of an id that runs with another input', () => {
       details: { id: 'o-1', status: 'waiting' },
     });
     expect(h.backend.queue.counts().total).toBe(0);
+    // Under a key alike: only a late signal is enqueued for its outcome, never a start.
+    await expect(
+      h.client.start(Order, 'o-1', { amount: 32 }, { idempotencyKey: 'again-1' }),
+    ).rejects.toMatchObject({ code: ErrorCode.REJECTED, details: { id: 'o-1' } });
+    expect(h.backend.queue.counts().total).toBe(0);
     expect(await h.client.workflowStatus(Order.ref('o-1'))).toMatchObject({
       status: 'waiting',
     });

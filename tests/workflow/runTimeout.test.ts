@@ -189,6 +189,34 @@ describe('a workflow with timeoutMs', () => {
     expect(await h.client.result(ref)).toBe(ErrorCode.TIMED_OUT);
   });
 
+  it("takes the deadline from the engine's timer alone, and for the run it was armed for", async () => {
+    const Ship = shipping([]);
+    const h = workflowHarness([Ship.actor]);
+    const started = h.clock.now();
+    const ref = await h.client.start(Ship, 's-1', {});
+    await h.runAll({ until: started });
+    const { runId, deadlineAt } = (await h.state(ref.id)) as WorkflowState;
+    expect(deadlineAt).toBe(started + HOUR);
+
+    // The same message from trusted code, naming the run: not a timer, so nothing ends.
+    await h.client.send(ref, '_deadline' as never, { run: runId, timeoutMs: HOUR } as never);
+    await h.runAll({ until: started });
+    expect(await h.client.workflowStatus(ref)).toMatchObject({
+      status: 'waiting',
+      deadlineAt: started + HOUR,
+    });
+
+    // The timer of a run that is no longer the instance's (the record now names another):
+    // it fires and is ignored.
+    await h.rewriteState(ref.id, (state) => ({ ...state, runId: 'another-run' }));
+    await h.runAll({ until: started + HOUR });
+    expect(await timersOf(h, ref.id)).not.toContain('wf:deadline');
+    expect(await h.client.workflowStatus(ref)).toMatchObject({
+      status: 'waiting',
+      deadlineAt: started + HOUR,
+    });
+  });
+
   it('is refused unless it is a number of ms above 0 and at most 1e14, or Infinity', () => {
     const run = async () => null;
     for (const timeoutMs of [0, -1, Number.NaN, '1000', 1e16]) {

@@ -1,8 +1,8 @@
 /**
- * A workflow's `timeoutMs`: how long a run may take from its start to its end. The start arms a
- * timer (`_deadline`); if it fires while the run is under way, the run fails with TIMED_OUT and
- * its compensations run, as after any failure (calls under way are waited for, as a cancel
- * waits for them). The end disarms it, so an ended run costs no late turn.
+ * A workflow's `timeoutMs`: how long a run's own work may go on from its start (its undo is not
+ * bounded). The start arms a timer (`_deadline`); if it fires while the run is under way, the run
+ * fails with TIMED_OUT and its compensations run, as after any failure (calls under way are
+ * waited for, as a cancel waits for them). The end disarms it, so an ended run costs no late turn.
  */
 import type { ActorContext } from '../ActorContext.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
