@@ -138,12 +138,14 @@ describe('the order-fulfilment page under baton dev, in Chromium', () => {
 
     await expect.poll(() => steps(id), { timeout: 10_000 }).toBe('✓inventory.reserve | …charge');
     await expect.poll(() => text(`status-${id}`)).toBe('running');
+    await expect.poll(() => text(`stage-${id}`)).toBe('charging');
     await expect.poll(() => text('stock-kettle')).toBe('8');
     release();
     await expect
       .poll(() => steps(id), { timeout: 10_000 })
       .toBe('✓inventory.reserve | ✓charge2 attempts | …wait for shipped');
     await expect.poll(() => text(`status-${id}`)).toBe('waiting');
+    await expect.poll(() => text(`stage-${id}`)).toBe('awaiting shipment');
 
     await page.getByTestId(`order-${id}`).getByRole('button', { name: 'ship' }).click();
     await expect.poll(() => text(`status-${id}`)).toBe('completed');

@@ -105,6 +105,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
       workflow: 'ship',
       id: 'a',
       status: 'waiting',
+      progress: { stage: 'packing', qty: 2 },
       history: [
         {
           seq: 0,
@@ -117,7 +118,7 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
       ],
     });
     expect((await baton('workflows', 'show', 'ship', 'a')).out).toMatch(
-      /instance\s+ship\/a\nstatus\s+waiting[\s\S]*\n0\s+call\s+shelf\.reserve\s+shelf\/main\s+done\s[\s\S]*\n1\s+event\s+packed\s+—\s+pending/,
+      /instance\s+ship\/a\nstatus\s+waiting\nprogress\s+\{"stage":"packing","qty":2\}\n[\s\S]*\n0\s+call\s+shelf\.reserve\s+shelf\/main\s+done\s[\s\S]*\n1\s+event\s+packed\s+—\s+pending/,
     );
 
     // a: a dry run sends nothing; the signal completes it, with an audit line.

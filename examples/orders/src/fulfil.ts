@@ -23,6 +23,8 @@ export const Fulfil = workflow({
     amount: z.number().positive(),
   }),
   events: { shipped: z.object({ tracking: z.string() }) },
+  // Where an order stands, in the shop's words: the page shows it live (`useWorkflow`).
+  progress: z.object({ stage: z.enum(['holding stock', 'charging', 'awaiting shipment']) }),
   // A demo shop without sign-in: anyone may place, follow and ship orders. A real one would
   // check `caller` here (e.g. only the warehouse's service may send `shipped`).
   public: true,
@@ -32,6 +34,7 @@ export const Fulfil = workflow({
     const orderId = ctx.id;
     ctx.send(OrderBook.ref('all'), 'placed', { orderId });
     const stock = Inventory.ref(sku);
+    ctx.setProgress({ stage: 'holding stock' });
     // Exactly once, committed with this step of the workflow: refused when out of stock.
     await ctx.call(
       stock,
@@ -39,6 +42,7 @@ export const Fulfil = workflow({
       { orderId, qty },
       { compensate: (_, saga) => saga.call(stock, 'release', { orderId }) },
     );
+    ctx.setProgress({ stage: 'charging' });
     const charge = await ctx.step(
       'charge',
       ({ key }) => payments().charge({ key, orderId, amount }),
@@ -50,6 +54,7 @@ export const Fulfil = workflow({
         compensate: (_, { key, stepKey }) => payments().refund({ key, chargeKey: stepKey }),
       },
     );
+    ctx.setProgress({ stage: 'awaiting shipment' });
     // Typed by `events`: the payload the door checked against its schema.
     const { tracking } = await ctx.waitForEvent('shipped', { timeoutMs: SHIP_WITHIN_MS });
     return { charge: charge.id, tracking };

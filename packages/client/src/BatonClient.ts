@@ -113,12 +113,13 @@ export class BatonClient {
    *   if (data?.status === 'completed') console.log(data.output);
    * });
    */
-  subscribeWorkflow<Output>(
-    ref: WorkflowRef<any, Output>,
-    listener: QueryListener<WorkflowSummary<JsonOf<Output>>>,
+  subscribeWorkflow<Output, Progress>(
+    ref: WorkflowRef<any, Output, any, Progress>,
+    listener: QueryListener<WorkflowSummary<JsonOf<Output>, Progress>>,
   ): () => void {
     const args = { workflow: ref.workflow, id: ref.key };
-    return this.subscribe<WorkflowSummary<JsonOf<Output>> | null>('workflowStatus', args, (state) =>
+    type Summary = WorkflowSummary<JsonOf<Output>, Progress>;
+    return this.subscribe<Summary | null>('workflowStatus', args, (state) =>
       listener(knownWorkflow(state, ref.workflow)),
     );
   }

@@ -113,6 +113,7 @@ export {
   type EventsOf,
   type InputOf,
   type OutputOf,
+  type ProgressOf,
   type SignalOf,
   type WorkflowActor,
   type WorkflowDefinition,

@@ -36,6 +36,24 @@ describe('useWorkflow types', () => {
     }
   });
 
+  it("types progress by the workflow's progress schema, unknown without one", () => {
+    const Pack = workflow({
+      name: 'pack',
+      input: z.object({}),
+      progress: z.object({ stage: z.enum(['packing', 'shipped']), at: z.date().optional() }),
+      run: async () => null,
+    });
+    const state = useWorkflow(Pack.ref('p-1'));
+    if (state.status === 'success') {
+      // As JSON reads it back: a Date as its ISO string.
+      expectTypeOf(state.data.progress).toEqualTypeOf<
+        { stage: 'packing' | 'shipped'; at?: string } | undefined
+      >();
+    }
+    const free = useWorkflow(Fulfil.ref('o-1'));
+    if (free.status === 'success') expectTypeOf(free.data.progress).toEqualTypeOf<unknown>();
+  });
+
   it('takes skip, and refuses what is not a workflow instance', () => {
     expectTypeOf(useWorkflow('skip').data).toEqualTypeOf<WorkflowProgress<unknown> | undefined>();
     // @ts-expect-error an id is not a ref: pass Fulfil.ref(id)

@@ -14,7 +14,7 @@ import { useQuery } from './useQuery.ts';
  * A workflow instance as `useWorkflow` shows it: its status, its output or error once it ends,
  * and each command of its run (steps, actor calls, sleeps, waits) with its state and times.
  */
-export interface WorkflowProgress<Output> {
+export interface WorkflowProgress<Output, Progress = unknown> {
   readonly id: string;
   /** `new` until it starts; `running`, `waiting` or `paused` while it goes on; then final. */
   readonly status: WorkflowStatus;
@@ -28,6 +28,8 @@ export interface WorkflowProgress<Output> {
   readonly paused?: { readonly error: SerializedError; readonly version: string };
   /** Commands issued so far. */
   readonly steps: number;
+  /** What the run last gave `ctx.setProgress` (a stage, counts), as JSON; kept once it ends. */
+  readonly progress?: JsonOf<Progress>;
   /**
    * Each command in issue order: `pending` until its result commits, then `done` or `failed`;
    * the newest 500 of a longer history.
@@ -55,15 +57,16 @@ export interface WorkflowProgress<Output> {
  *   );
  * }
  */
-export function useWorkflow<Output>(
-  ref: WorkflowRef<any, Output> | 'skip',
-): QueryState<WorkflowProgress<JsonOf<Output>>> {
+export function useWorkflow<Output, Progress = unknown>(
+  ref: WorkflowRef<any, Output, any, Progress> | 'skip',
+): QueryState<WorkflowProgress<JsonOf<Output>, Progress>> {
   const args: WorkflowQueryArgs | 'skip' =
     ref === 'skip' ? 'skip' : { workflow: ref.workflow, id: ref.key };
-  const state = useQuery<WorkflowProgress<JsonOf<Output>> | null>('workflowHistory', args);
+  type Shown = WorkflowProgress<JsonOf<Output>, Progress>;
+  const state = useQuery<Shown | null>('workflowHistory', args);
   const workflow = ref === 'skip' ? undefined : ref.workflow;
   return useMemo(
     () => (workflow === undefined ? state : knownWorkflow(state, workflow)),
     [state, workflow],
-  ) as QueryState<WorkflowProgress<JsonOf<Output>>>;
+  ) as QueryState<Shown>;
 }

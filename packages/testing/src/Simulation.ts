@@ -298,7 +298,9 @@ export class Simulation {
    * @example
    * expect(await sim.workflowStatus(Checkout.ref('o-1'))).toMatchObject({ status: 'completed' });
    */
-  workflowStatus<Output>(ref: WorkflowRef<unknown, Output>): Promise<WorkflowSummary<Output>> {
+  workflowStatus<Output, Progress>(
+    ref: WorkflowRef<unknown, Output, any, Progress>,
+  ): Promise<WorkflowSummary<Output, Progress>> {
     return this.#cluster.client.workflowStatus(ref);
   }
 

@@ -109,6 +109,12 @@ function Order({ id }: { id: string }) {
         <span className="status" data-status={data.status} data-testid={`status-${id}`}>
           {data.status}
         </span>
+        {/* Typed by the workflow's progress schema; kept once it ends (the stage it failed at). */}
+        {data.status !== 'completed' && data.progress && (
+          <small className="stage" data-testid={`stage-${id}`}>
+            {data.progress.stage}
+          </small>
+        )}
         {data.status === 'waiting' && (
           <button
             type="button"

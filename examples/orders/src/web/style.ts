@@ -21,6 +21,7 @@ button.quiet { background:#eef1f7; color:var(--ink) }
 .status { font-size:.75rem; padding:.05rem .55rem; border-radius:99px; border:1px solid currentColor; color:var(--muted) }
 .status[data-status=completed] { color:var(--ok) } .status[data-status=failed], .status[data-status=cancelled] { color:var(--bad) }
 .status[data-status=waiting] { color:var(--wait) }
+.stage { font-size:.8rem; color:var(--muted); font-weight:normal }
 ol.steps { list-style:none; margin:.6rem 0 0; padding:0 } ol.steps li { display:grid; grid-template-columns:1.4rem 1fr auto; gap:.3rem; padding:.15rem 0 }
 ol.steps .done { color:var(--ok) } ol.steps .failed { color:var(--bad) } ol.steps .pending { color:var(--wait) }
 .error { margin:1rem 2rem 0; padding:.6rem 1rem; border-radius:8px; background:#fdecec; color:var(--bad) }

@@ -41,6 +41,7 @@ function summary(id: string, state: WorkflowState): WorkflowSummary {
     ...(state.endedAt === undefined ? {} : { endedAt: state.endedAt }),
     ...(state.output === undefined ? {} : { output: state.output }),
     ...(state.error === undefined ? {} : { error: state.error }),
+    ...(state.progress === undefined ? {} : { progress: state.progress }),
     ...(state.paused === undefined ? {} : { paused: state.paused }),
   };
 }
@@ -198,6 +199,9 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
       fields([
         ['instance', `${name}/${id}`],
         ['status', r.status],
+        ...(r.progress === undefined
+          ? []
+          : ([['progress', clip(JSON.stringify(r.progress))]] as const)),
         ['code version', versionLine(state)],
         ['input', clip(JSON.stringify(r.input))],
         ['started', r.startedAt],

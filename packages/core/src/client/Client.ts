@@ -274,13 +274,13 @@ export class Client {
    * for an id with no start applied: never started (a misspelt id too), a start still on its
    * way, or an instance that halted its `retentionMs` after it ended.
    */
-  async workflowStatus<Output>(
-    ref: WorkflowRef<unknown, Output>,
+  async workflowStatus<Output, Progress>(
+    ref: WorkflowRef<unknown, Output, any, Progress>,
     options: { readonly caller?: Caller } = {},
-  ): Promise<WorkflowSummary<Output>> {
+  ): Promise<WorkflowSummary<Output, Progress>> {
     const caller = options.caller ?? this.#caller;
     const state = await readWorkflow(this.#store, this.#registry, caller, ref as ActorRef);
-    return summarize(ref.key, state) as WorkflowSummary<Output>;
+    return summarize(ref.key, state) as WorkflowSummary<Output, Progress>;
   }
 
   /**

@@ -20,6 +20,7 @@ import { armTimeout } from './eventWaits.ts';
 import type { CommandKind } from './journal.ts';
 import { journalError } from './journalError.ts';
 import { mapInLanes } from './mapInLanes.ts';
+import { checkedProgress } from './progress.ts';
 import type { Replayer } from './Replayer.ts';
 import { journaled } from './replayErrors.ts';
 import { replayLogger } from './replayLogger.ts';
@@ -339,6 +340,18 @@ export class ReplayContext implements WorkflowContext {
       this.#replayer.drew();
     }
     return slot.entry.value;
+  }
+
+  setProgress(value: unknown): void {
+    const replayer = this.#replayer;
+    // A step's function runs once, never replayed: a value set there would be lost on replay.
+    if (replayer.attempting) {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        `ctx.setProgress of workflow "${replayer.definition.name}" was called inside a step's function, which a replay does not run again: call it from the run's code, before or after the step`,
+      );
+    }
+    replayer.progress = { value: checkedProgress(replayer.definition, value) };
   }
 
   patched(id: string): boolean {

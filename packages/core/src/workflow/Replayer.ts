@@ -64,6 +64,8 @@ export class Replayer {
   #run: RunEnd | undefined;
   /** A step's attempt is under way (see `logsLine`). */
   #attempting = false;
+  /** The run's last `ctx.setProgress` here, as JSON: a turn that did not diverge commits it. */
+  progress: { readonly value: unknown } | undefined;
   readonly #logPlace = new LogPlace();
   /** This turn read a fresh `now`, `random`, `uuid` or callback secret, not committed yet (see `drive`). */
   #drawn = false;
@@ -107,6 +109,11 @@ export class Replayer {
   /** Whether the main run may issue new commands: not while compensations run, nor in a check. */
   get #frozen(): boolean {
     return this.host === undefined || this.state.ending !== undefined;
+  }
+
+  /** Whether a step's function is running (its attempt is not replayed). */
+  get attempting(): boolean {
+    return this.#attempting;
   }
 
   /** Whether a line the run logs now is new, and to be written (see {@link LogPlace}). */

@@ -172,7 +172,7 @@ export interface WorkflowCallback<T> {
  *   return { charge: charge.id, shipped: shipped.index === 0 };
  * }
  */
-export interface WorkflowContext<Events extends EventSchemas = AnyEvents> {
+export interface WorkflowContext<Events extends EventSchemas = AnyEvents, Progress = unknown> {
   /** The workflow's name. */
   readonly workflow: string;
   /** This instance's id (the key it was started with). */
@@ -283,4 +283,14 @@ export interface WorkflowContext<Events extends EventSchemas = AnyEvents> {
    * if (ctx.patched('send-receipt')) await ctx.step('receipt', sendReceipt);
    */
   patched(id: string): boolean;
+  /**
+   * Tells the instance's readers where the run stands (a stage, counts): kept in its record and
+   * given by `workflowStatus`, `useWorkflow` and `baton workflows show` as `progress`, live, until
+   * the next call, and once the run ends. Not a command: the run's code sets it again as it
+   * replays, so call it from the run's code, not from a step's function. JSON, at most 16 KB,
+   * checked by the workflow's `progress` schema; a value refused pauses the run (INVALID_ARGUMENT).
+   * @example
+   * ctx.setProgress({ stage: 'packing', packed: 0, of: items.length });
+   */
+  setProgress(value: Progress): void;
 }

@@ -48,8 +48,12 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
     });
   const result = await replayer.drive();
   const threw = result.kind === 'paused' && result.error.details.reason === RUN_THREW;
-  // A history that diverged is left as it is; one whose run threw is whole, and moves out.
-  if (result.kind !== 'paused' || threw) sealHistory(ctx, replayer);
+  // A history that diverged is left as it is, its progress too; one whose run threw is whole,
+  // and moves out.
+  if (result.kind !== 'paused' || threw) {
+    sealHistory(ctx, replayer);
+    if (replayer.progress) state.progress = replayer.progress.value;
+  }
   if (result.kind === 'suspended') warm?.keep(ctx.self.id, replayer);
   if (result.kind === 'paused') {
     if (state.status !== 'paused') {

@@ -168,6 +168,11 @@ export interface WorkflowState {
   output?: unknown;
   error?: SerializedError;
   /**
+   * What the run last gave `ctx.setProgress` (JSON), for its readers: kept once it ends. A
+   * replay sets it again as it runs, so only the turn's last value is committed.
+   */
+  progress?: unknown;
+  /**
    * When the run times out (the workflow's `timeoutMs` after its start), while its timer is
    * armed: absent for a workflow without one, and once the run ended or timed out.
    */
@@ -298,7 +303,7 @@ export function newWorkflowState(): WorkflowState {
  * An instance as `client.workflowStatus`, the `workflowStatus` query and `start`'s reply show
  * it: no journal. `Output`: what its run returns, read back as JSON (`output`).
  */
-export interface WorkflowSummary<Output = unknown> {
+export interface WorkflowSummary<Output = unknown, Progress = unknown> {
   readonly id: string;
   readonly status: WorkflowStatus;
   readonly startedAt?: number;
@@ -307,6 +312,8 @@ export interface WorkflowSummary<Output = unknown> {
   readonly error?: SerializedError;
   /** Commands issued so far. */
   readonly steps: number;
+  /** What the run last gave `ctx.setProgress`, as JSON; kept once it ends. */
+  readonly progress?: JsonOf<Progress>;
   readonly paused?: { error: SerializedError; version: string };
   /**
    * Set while it ends: its run failed or it was cancelled, and its compensations run (a paused
@@ -327,6 +334,7 @@ export function summarize(id: string, state: WorkflowState): WorkflowSummary {
     ...(state.endedAt === undefined ? {} : { endedAt: state.endedAt }),
     ...(state.output === undefined ? {} : { output: state.output }),
     ...(state.error === undefined ? {} : { error: state.error }),
+    ...(state.progress === undefined ? {} : { progress: state.progress }),
     ...(state.paused === undefined ? {} : { paused: state.paused }),
     ...(state.ending === undefined
       ? {}

@@ -257,3 +257,35 @@ describe('workflow types', () => {
     });
   });
 });
+
+describe('ctx.setProgress', () => {
+  it("takes the input of the workflow's progress schema, and any value without one", () => {
+    const Pack = workflow({
+      name: 'pack',
+      input: z.object({}),
+      progress: z.object({ stage: z.enum(['packing', 'shipped']), packed: z.number() }),
+      run: async (ctx) => {
+        ctx.setProgress({ stage: 'packing', packed: 1 });
+        // @ts-expect-error: a stage the schema does not name
+        ctx.setProgress({ stage: 'lost', packed: 1 });
+        // @ts-expect-error: the schema's fields are required
+        ctx.setProgress({ stage: 'shipped' });
+      },
+    });
+    const Free = workflow({
+      name: 'free',
+      input: z.object({}),
+      run: async (ctx) => {
+        expectTypeOf(ctx.setProgress).parameter(0).toEqualTypeOf<unknown>();
+      },
+    });
+    // Its readers get it typed by the schema, and unknown without one.
+    const client = {} as Client;
+    const status = async () => (await client.workflowStatus(Pack.ref('p'))).progress;
+    expectTypeOf(status).returns.resolves.toEqualTypeOf<
+      { stage: 'packing' | 'shipped'; packed: number } | undefined
+    >();
+    const free = async () => (await client.workflowStatus(Free.ref('f'))).progress;
+    expectTypeOf(free).returns.resolves.toEqualTypeOf<unknown>();
+  });
+});

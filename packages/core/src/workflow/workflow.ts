@@ -68,17 +68,29 @@ export type SignalOf<Events extends EventSchemas> =
           : { name: N; payload: z.input<Events[N]> };
       }[keyof Events & string];
 
+/** What `ctx.setProgress` takes: the input of the workflow's `progress` schema, any JSON without. */
+export type ProgressOf<ProgressSchema extends Schema | undefined> = ProgressSchema extends Schema
+  ? z.input<ProgressSchema>
+  : unknown;
+
 export interface WorkflowOptions<
   Name extends string,
   InputSchema extends Schema,
   Output,
   Events extends EventSchemas = AnyEvents,
+  ProgressSchema extends Schema | undefined = undefined,
 > {
   /** Unique among the app's workflows: letters, digits, `-` and `_`, starting with a letter. */
   readonly name: Name;
   readonly input: InputSchema;
   /** Checks the run's result: one that fails it fails the instance. @default none */
   readonly output?: Schema;
+  /**
+   * Checks (and types) what the run gives `ctx.setProgress`: a value it refuses pauses the run,
+   * as a misuse of `ctx` does. @default any JSON
+   * @example progress: z.object({ stage: z.enum(['charging', 'packing', 'shipped']) })
+   */
+  readonly progress?: ProgressSchema;
   /**
    * The events it takes, by name, with their payloads' schemas: `ctx.waitForEvent(name)` then
    * resolves with the parsed payload's type, `client.signal(ref, name, payload)` is checked
@@ -128,7 +140,10 @@ export interface WorkflowOptions<
    * A `TerminalError` it throws (or a command's error it lets through) fails the instance and
    * runs its compensations; any other error (a bug's TypeError) pauses it until fixed code runs.
    */
-  readonly run: (ctx: WorkflowContext<Events>, input: z.output<InputSchema>) => Promise<Output>;
+  readonly run: (
+    ctx: WorkflowContext<Events, ProgressOf<ProgressSchema>>,
+    input: z.output<InputSchema>,
+  ) => Promise<Output>;
 }
 
 /**
@@ -162,12 +177,15 @@ export interface WorkflowRef<
   Input = unknown,
   Output = unknown,
   Events extends EventSchemas = AnyEvents,
+  Progress = unknown,
 > extends ActorRef<WorkflowActor<Input, Events>> {
   /** The workflow's name. */
   readonly workflow: string;
   /** Type-only markers; never set. What the run returns: its readers get its JSON. */
   readonly __output?: Output;
   readonly __events?: Events;
+  /** What its run gives `ctx.setProgress`: its readers get its JSON. */
+  readonly __progress?: Progress;
 }
 
 export interface WorkflowDefinition<
@@ -175,30 +193,35 @@ export interface WorkflowDefinition<
   InputSchema extends Schema,
   Output,
   Events extends EventSchemas = AnyEvents,
-> extends WorkflowOptions<Name, InputSchema, Output, Events> {
+  ProgressSchema extends Schema | undefined = undefined,
+> extends WorkflowOptions<Name, InputSchema, Output, Events, ProgressSchema> {
   readonly kind: 'workflow';
   readonly version: string;
   readonly retentionMs: number;
   /** The actor type of its instances: register it with the app (`defineApp` does). */
   readonly actor: WorkflowActor<z.input<InputSchema>, Events>;
   /** @example const order = OrderFlow.ref('order-17'); */
-  ref(id: string): WorkflowRef<z.input<InputSchema>, Output, Events>;
+  ref(id: string): WorkflowRef<z.input<InputSchema>, Output, Events, ProgressOf<ProgressSchema>>;
 }
 
-export type AnyWorkflowDefinition = WorkflowDefinition<string, any, any, any>;
+export type AnyWorkflowDefinition = WorkflowDefinition<string, any, any, any, any>;
 export type InputOf<W extends AnyWorkflowDefinition> = z.input<W['input']>;
 /** The output of `W` as it is committed and read back: the JSON of what its run returns. */
 export type OutputOf<W extends AnyWorkflowDefinition> = JsonOf<RunOutputOf<W>>;
 /** What `W`'s run returns (a ref's `Output`: its readers take its JSON, see {@link OutputOf}). */
 type RunOutputOf<W extends AnyWorkflowDefinition> =
-  W extends WorkflowDefinition<string, any, infer O, any> ? O : never;
+  W extends WorkflowDefinition<string, any, infer O, any, any> ? O : never;
 export type EventsOf<W extends AnyWorkflowDefinition> =
-  W extends WorkflowDefinition<string, any, any, infer E> ? E : never;
+  W extends WorkflowDefinition<string, any, any, infer E, any> ? E : never;
+/** What `W`'s run gives `ctx.setProgress` (see {@link ProgressOf}). */
+type RunProgressOf<W extends AnyWorkflowDefinition> =
+  W extends WorkflowDefinition<string, any, any, any, infer P> ? ProgressOf<P> : unknown;
 /** The ref of an instance of `W`, typed by its input, output and events. */
 export type WorkflowRefOf<W extends AnyWorkflowDefinition> = WorkflowRef<
   InputOf<W>,
   RunOutputOf<W>,
-  EventsOf<W>
+  EventsOf<W>,
+  RunProgressOf<W>
 >;
 
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
@@ -234,9 +257,10 @@ export function workflow<
   InputSchema extends Schema,
   Output,
   Events extends EventSchemas = AnyEvents,
+  ProgressSchema extends Schema | undefined = undefined,
 >(
-  options: WorkflowOptions<Name, InputSchema, Output, Events>,
-): WorkflowDefinition<Name, InputSchema, Output, Events> {
+  options: WorkflowOptions<Name, InputSchema, Output, Events, ProgressSchema>,
+): WorkflowDefinition<Name, InputSchema, Output, Events, ProgressSchema> {
   checkOptions(options);
   const type = workflowActorType(options.name);
   const definition = {
@@ -244,7 +268,9 @@ export function workflow<
     kind: 'workflow',
     version: options.version ?? '1',
     retentionMs: options.retentionMs ?? 7 * DAY,
-  } as WorkflowDefinition<Name, InputSchema, Output, Events> & { actor: WorkflowActor };
+  } as WorkflowDefinition<Name, InputSchema, Output, Events, ProgressSchema> & {
+    actor: WorkflowActor;
+  };
   const actorOptions = {
     name: type,
     state: anyState,
@@ -297,7 +323,7 @@ const anyState = {
       : { success: false, error: { issues: [{ path: [], message: 'expected an object' }] } },
 } as unknown as Schema;
 
-function checkOptions(options: WorkflowOptions<string, Schema, unknown, any>): void {
+function checkOptions(options: WorkflowOptions<string, Schema, unknown, any, any>): void {
   const problems: string[] = [];
   if (typeof options?.name !== 'string' || !NAME.test(options.name)) {
     problems.push('name must be a letter followed by letters, digits, "-" or "_"');
@@ -306,6 +332,12 @@ function checkOptions(options: WorkflowOptions<string, Schema, unknown, any>): v
     if (long) problems.push(`name is too long: as its actor type "wf-<name>", ${long}`);
   }
   if (typeof options?.input?.safeParse !== 'function') problems.push('input must be a zod schema');
+  for (const what of ['output', 'progress'] as const) {
+    const schema = options?.[what] as Schema | undefined;
+    if (schema !== undefined && typeof schema?.safeParse !== 'function') {
+      problems.push(`${what} must be a zod schema`);
+    }
+  }
   checkEvents(options?.events, problems);
   if (typeof options?.run !== 'function')
     problems.push('run must be an async function (ctx, input)');
