@@ -5,12 +5,21 @@
  * workflow's schema refuses, too large or not JSON, pauses the run saying what is wrong.
  */
 import { BatonClient } from '@baton/client';
-import { defineApp, ErrorCode, silentLogger, type WorkflowState, workflow } from '@baton/core';
+import {
+  actor,
+  defineApp,
+  ErrorCode,
+  silentLogger,
+  type WorkflowState,
+  workflow,
+} from '@baton/core';
+import { PROGRESS_IN_STEP_LOG } from '@baton/core/engine';
 import { startEmbedded } from '@baton/embedded';
 import { createLocalServer } from '@baton/server/ws';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import * as z from 'zod';
+import { recordingLogger } from '../engine/helpers.ts';
 import { workflowHarness } from './harness.ts';
 
 /** Packs `items` items, each once its `packed` event came; `stage` names the last stage. */
@@ -170,7 +179,7 @@ describe('ctx.setProgress', () => {
     });
   });
 
-  it('refuses a value that is too large, not JSON, or set inside a step, saying what to do', async () => {
+  it('refuses a value that is too large or not JSON, saying what to do', async () => {
     const cases: [string, (ctx: { setProgress(value: unknown): void }) => unknown, RegExp][] = [
       [
         'large',
@@ -201,24 +210,81 @@ describe('ctx.setProgress', () => {
       expect(status.paused?.error.message, name).toMatch(message);
       expect(status, name).not.toHaveProperty('progress');
     }
+  });
 
+  it("is ignored, and logged, inside a step's function, which a replay does not run again", async () => {
+    let attempts = 0;
     const InStep = workflow({
       name: 'in-step',
       input: z.object({}),
       run: async (ctx) => {
-        await ctx.step('label', () => ctx.setProgress('labelling'), { retry: { maxAttempts: 1 } });
+        ctx.setProgress('before');
+        await ctx.step('label', () => {
+          attempts++;
+          ctx.setProgress('labelling');
+        });
         return 'done';
       },
     });
-    const h = workflowHarness([InStep.actor]);
+    const { logger, lines } = recordingLogger();
+    const h = workflowHarness([InStep.actor], { logger });
     const ref = await h.client.start(InStep, 's-1', {});
     await h.runAll();
+    expect(await h.client.workflowStatus(ref)).toMatchObject({
+      status: 'completed',
+      progress: 'before',
+    });
+    // The step's outside work ran once: the misuse failed nothing.
+    expect(attempts).toBe(1);
+    expect(lines.filter((l) => l.message === PROGRESS_IN_STEP_LOG)).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        fields: expect.objectContaining({ workflow: 'in-step' }),
+      }),
+    ]);
+  });
+
+  it('stays where the run stood once it is cancelled, though its code goes on as a call under way replies', async () => {
+    const Desk = actor({
+      name: 'desk',
+      state: z.object({}),
+      initial: () => ({}),
+      handlers: {
+        hold: { payload: z.object({}), handle: () => 'held' },
+        free: { payload: z.object({}), handle: () => 'freed' },
+      },
+    });
+    const Book = workflow({
+      name: 'book',
+      input: z.object({}),
+      run: async (ctx) => {
+        ctx.setProgress('holding');
+        await ctx.call(
+          Desk.ref('d'),
+          'hold',
+          {},
+          {
+            compensate: (_, saga) => saga.call(Desk.ref('d'), 'free', {}),
+          },
+        );
+        ctx.setProgress('charging');
+        await ctx.step('charge', () => 'charged');
+        return 'booked';
+      },
+    });
+    const h = workflowHarness([Desk, Book.actor]);
+    const ref = await h.client.start(Book, 'b-1', {});
+    // The cancel comes while the call is under way: the run goes on once the desk replies.
+    for (let poll = 0; poll < 100; poll++) {
+      const state = (await h.state(ref.id)) as WorkflowState | undefined;
+      if (state?.journal.some((e) => e.kind === 'call' && e.state === 'pending')) break;
+      await h.worker.poll();
+    }
+    await h.client.cancel(ref, { reason: 'changed plans' });
+    await h.runAll();
     const status = await h.client.workflowStatus(ref);
-    expect(status.error).toMatchObject({ code: ErrorCode.STEP_FAILED });
-    expect(status.error?.message).toContain(
-      `ctx.setProgress of workflow "in-step" was called inside a step's function, which a replay does not run again: call it from the run's code`,
-    );
-    expect(status).not.toHaveProperty('progress');
+    expect(status.status).toBe('cancelled');
+    expect(status.progress).toBe('holding');
   });
 
   it('takes what its schema takes, as given: a Date, kept as its ISO string', async () => {

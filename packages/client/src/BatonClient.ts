@@ -113,7 +113,7 @@ export class BatonClient {
    *   if (data?.status === 'completed') console.log(data.output);
    * });
    */
-  subscribeWorkflow<Output, Progress>(
+  subscribeWorkflow<Output, Progress = unknown>(
     ref: WorkflowRef<any, Output, any, Progress>,
     listener: QueryListener<WorkflowSummary<JsonOf<Output>, Progress>>,
   ): () => void {

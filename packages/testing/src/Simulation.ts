@@ -298,7 +298,7 @@ export class Simulation {
    * @example
    * expect(await sim.workflowStatus(Checkout.ref('o-1'))).toMatchObject({ status: 'completed' });
    */
-  workflowStatus<Output, Progress>(
+  workflowStatus<Output, Progress = unknown>(
     ref: WorkflowRef<unknown, Output, any, Progress>,
   ): Promise<WorkflowSummary<Output, Progress>> {
     return this.#cluster.client.workflowStatus(ref);

@@ -42,6 +42,7 @@ function summary(id: string, state: WorkflowState): WorkflowSummary {
     ...(state.output === undefined ? {} : { output: state.output }),
     ...(state.error === undefined ? {} : { error: state.error }),
     ...(state.progress === undefined ? {} : { progress: state.progress }),
+    ...(state.continued === undefined ? {} : { continued: state.continued }),
     ...(state.paused === undefined ? {} : { paused: state.paused }),
   };
 }
@@ -205,6 +206,14 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
         ['code version', versionLine(state)],
         ['input', clip(JSON.stringify(r.input))],
         ['started', r.startedAt],
+        ...(r.continued === undefined
+          ? []
+          : ([
+              [
+                'continued',
+                `as new ${r.continued} time(s): started, steps and history are this run's`,
+              ],
+            ] as const)),
         [
           r.endedAt === undefined ? 'running for' : 'took',
           took === undefined ? undefined : duration(took),

@@ -274,7 +274,7 @@ export class Client {
    * for an id with no start applied: never started (a misspelt id too), a start still on its
    * way, or an instance that halted its `retentionMs` after it ended.
    */
-  async workflowStatus<Output, Progress>(
+  async workflowStatus<Output, Progress = unknown>(
     ref: WorkflowRef<unknown, Output, any, Progress>,
     options: { readonly caller?: Caller } = {},
   ): Promise<WorkflowSummary<Output, Progress>> {

@@ -56,7 +56,7 @@ export async function checkAtDoor(
     throw endedBeforeEvent(named.key, state.status, event, readable());
   }
   // This very message began the run (its id gives the run's, see `begin`): a retry.
-  if (state.runId === digest128(id).slice(0, 16)) return;
+  if ((state.firstRun ?? state).runId === digest128(id).slice(0, 16)) return;
   // The input as the start's turn will see it: parsed by the workflow's schema.
   const { input } = registry.resolve(to, name, payload).payload as { input: unknown };
   const refused = startedOtherwise(named.key, state, input, readable());

@@ -16,11 +16,12 @@ import type { Logger } from '../logger.ts';
 import { callbackToken } from './callbackToken.ts';
 import { compensatedCall, keepCallCompensation } from './callCompensation.ts';
 import { checkCompensate, checkName, checkTimeout, dueAt } from './contextArguments.ts';
+import { ContinueAsNew, nextInput } from './continueAsNew.ts';
 import { armTimeout } from './eventWaits.ts';
 import type { CommandKind } from './journal.ts';
 import { journalError } from './journalError.ts';
 import { mapInLanes } from './mapInLanes.ts';
-import { checkedProgress } from './progress.ts';
+import { checkedProgress, PROGRESS_IN_STEP_LOG } from './progress.ts';
 import type { Replayer } from './Replayer.ts';
 import { journaled } from './replayErrors.ts';
 import { replayLogger } from './replayLogger.ts';
@@ -344,14 +345,27 @@ export class ReplayContext implements WorkflowContext {
 
   setProgress(value: unknown): void {
     const replayer = this.#replayer;
-    // A step's function runs once, never replayed: a value set there would be lost on replay.
+    // Once the run failed or was cancelled, the value stays where the run left it (code the
+    // run goes on with while a call under way replies reaches no further, as it issues nothing).
+    if (replayer.state.ending) return;
+    // A step's (or a compensation's) function runs once, never replayed: a value set there
+    // would be lost on a replay. Ignored, rather than failing the attempt and its outside work.
     if (replayer.attempting) {
-      throw new BatonError(
-        ErrorCode.INVALID_ARGUMENT,
-        `ctx.setProgress of workflow "${replayer.definition.name}" was called inside a step's function, which a replay does not run again: call it from the run's code, before or after the step`,
-      );
+      replayer.host?.log.warn(PROGRESS_IN_STEP_LOG, { workflow: replayer.definition.name });
+      return;
     }
     replayer.progress = { value: checkedProgress(replayer.definition, value) };
+  }
+
+  continueAsNew(input: unknown): never {
+    const replayer = this.#replayer;
+    if (this.#origin === 'runner' || replayer.attempting) {
+      throw new BatonError(
+        ErrorCode.INVALID_ARGUMENT,
+        `ctx.continueAsNew of workflow "${replayer.definition.name}" was called inside a step's function or a compensation: call it from the run's code`,
+      );
+    }
+    throw new ContinueAsNew(nextInput(replayer.definition, input));
   }
 
   patched(id: string): boolean {

@@ -13,6 +13,7 @@
 import { type BatonError, withheld } from '../errors.ts';
 import { cancelCommands, leftByFailedRun } from './cancelCommands.ts';
 import { mismatch, neverReached, reissue, unexpectedCommand } from './commandMatching.ts';
+import { runReturned } from './continueAsNew.ts';
 import { drain } from './drain.ts';
 import { handOver } from './eventWaits.ts';
 import { HistoryCursor } from './HistoryCursor.ts';
@@ -62,8 +63,8 @@ export class Replayer {
   /** The compensations the run kept, and the undos of race losers. */
   readonly sagas = new SagaRunner(() => new ReplayContext(this, 'runner'));
   #run: RunEnd | undefined;
-  /** A step's attempt is under way (see `logsLine`). */
-  #attempting = false;
+  /** A step's function is running: its attempt is never replayed (see `logsLine`). */
+  attempting = false;
   /** The run's last `ctx.setProgress` here, as JSON: a turn that did not diverge commits it. */
   progress: { readonly value: unknown } | undefined;
   readonly #logPlace = new LogPlace();
@@ -111,15 +112,10 @@ export class Replayer {
     return this.host === undefined || this.state.ending !== undefined;
   }
 
-  /** Whether a step's function is running (its attempt is not replayed). */
-  get attempting(): boolean {
-    return this.#attempting;
-  }
-
   /** Whether a line the run logs now is new, and to be written (see {@link LogPlace}). */
   logsLine(): boolean {
     // A step's attempt runs once, never replayed: each line it logs is new.
-    if (this.#attempting) return true;
+    if (this.attempting) return true;
     const { position, next } = this.#history;
     return this.#logPlace.logs(this.state, position, next !== undefined);
   }
@@ -312,8 +308,10 @@ export class Replayer {
       const compensated = this.sagas.finished;
       if (compensated) return { kind: 'compensated', errors: compensated.errors };
       const run = !this.sagas.started && !this.state.ending ? this.#run : undefined;
-      // A run that returned completes once the race losers it left are undone.
-      if (run?.ok && !this.#undoUnderWay()) return { kind: 'completed', value: run.value };
+      // A run that returned (or continues as new) ends once the race losers it left are undone.
+      if (run?.ok && !this.#undoUnderWay()) {
+        return runReturned(this, run, () => leftToUndo(this.sagas, this.#slots));
+      }
       if (run && !run.ok && pausesRun(this.state, run.error)) {
         return { kind: 'paused', error: runThrew(this.definition, run.error) };
       }
@@ -349,11 +347,11 @@ export class Replayer {
       executed++;
       firstStep ??= performance.now();
       await this.host.confirm?.();
-      this.#attempting = true;
+      this.attempting = true;
       try {
         await attemptStep(this, runnable, this.host);
       } finally {
-        this.#attempting = false;
+        this.attempting = false;
       }
     }
   }

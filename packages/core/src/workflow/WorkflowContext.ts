@@ -172,7 +172,11 @@ export interface WorkflowCallback<T> {
  *   return { charge: charge.id, shipped: shipped.index === 0 };
  * }
  */
-export interface WorkflowContext<Events extends EventSchemas = AnyEvents, Progress = unknown> {
+export interface WorkflowContext<
+  Events extends EventSchemas = AnyEvents,
+  Progress = unknown,
+  Input = unknown,
+> {
   /** The workflow's name. */
   readonly workflow: string;
   /** This instance's id (the key it was started with). */
@@ -286,11 +290,29 @@ export interface WorkflowContext<Events extends EventSchemas = AnyEvents, Progre
   /**
    * Tells the instance's readers where the run stands (a stage, counts): kept in its record and
    * given by `workflowStatus`, `useWorkflow` and `baton workflows show` as `progress`, live, until
-   * the next call, and once the run ends. Not a command: the run's code sets it again as it
-   * replays, so call it from the run's code, not from a step's function. JSON, at most 16 KB,
-   * checked by the workflow's `progress` schema; a value refused pauses the run (INVALID_ARGUMENT).
+   * the next call, and once the run ends (failed or cancelled: where the run stood then). Not a
+   * command: the run's code sets it again as it replays, so call it from the run's code (inside a
+   * step's function it is ignored, and logged). JSON, at most 16 KiB, checked by the workflow's
+   * `progress` schema; a value refused pauses the run (INVALID_ARGUMENT).
    * @example
    * ctx.setProgress({ stage: 'packing', packed: 0, of: items.length });
    */
   setProgress(value: Progress): void;
+  /**
+   * Ends this run and starts the instance anew with `input` (checked by the workflow's `input`
+   * schema) and an empty history, for a loop that would run for ever: the history a cold worker
+   * replays stays that of one run. The instance keeps its id, its parents awaiting it, the
+   * events it holds and its progress; the new run gets a `runId` (so step keys) of its own,
+   * starts in the instance's next turn, and ends the instance as any run does. The run's waits
+   * (sleeps, events, callbacks) are cancelled; it may not leave a step, call or child under way
+   * or compensations kept (refused: the run pauses). It throws, to end the run: do not catch it.
+   * @example
+   * // A poller that runs for months: a new run every 1,000 polls, carrying its cursor.
+   * for (let i = 0; i < 1000; i++) {
+   *   cursor = await ctx.step('poll', () => feed.poll(cursor));
+   *   await ctx.sleep(60_000);
+   * }
+   * ctx.continueAsNew({ cursor });
+   */
+  continueAsNew(input: Input): never;
 }

@@ -11,8 +11,9 @@ import { parseActorId } from '../shared/actorId.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
 import { callbackToken } from './callbackToken.ts';
 import { workflowSpan } from './commandSpans.ts';
+import { beginNextRun } from './continueAsNew.ts';
 import { disarmDeadline } from './deadline.ts';
-import { readSealed, sealHistory } from './history.ts';
+import { dropHistory, readSealed, sealHistory } from './history.ts';
 import {
   endOfChild,
   FINAL_STATUSES,
@@ -36,6 +37,8 @@ type Ctx = ActorContext<WorkflowState>;
 export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Promise<void> {
   const { state } = ctx;
   if (state.status === 'new' || FINAL_STATUSES.has(state.status)) return;
+  // Pages of runs that continued as new, a few a turn.
+  if (state.earlierPages) dropHistory(ctx, true);
   const host = actorHost(ctx);
   const warm = warmRuns(ctx);
   const replayer =
@@ -49,8 +52,8 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
   const result = await replayer.drive();
   const threw = result.kind === 'paused' && result.error.details.reason === RUN_THREW;
   // A history that diverged is left as it is, its progress too; one whose run threw is whole,
-  // and moves out.
-  if (result.kind !== 'paused' || threw) {
+  // and moves out; one whose run continued as new is forgotten.
+  if ((result.kind !== 'paused' && result.kind !== 'continued') || threw) {
     sealHistory(ctx, replayer);
     if (replayer.progress) state.progress = replayer.progress.value;
   }
@@ -121,6 +124,11 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
       });
       return;
     }
+    case 'continued':
+      if (replayer.progress) state.progress = replayer.progress.value;
+      cancelPending(ctx);
+      beginNextRun(definition, ctx, result.input);
+      return;
     case 'suspended':
       state.status = busy(state) ? 'running' : 'waiting';
       // More steps are due than a turn runs: the next turn goes on.

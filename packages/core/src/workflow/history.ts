@@ -40,8 +40,12 @@ function pagesOf(ctx: Ctx): StatePages {
   return pages;
 }
 
-/** The id of page `n` of the instance's run (another start of the id writes other pages). */
-export const pageId = (state: WorkflowState, n: number) => `wf:${state.runId ?? ''}:${n}`;
+/**
+ * The id of page `n` of the instance's run (another start of the id, or a run continued as new,
+ * writes other pages).
+ */
+export const pageId = (state: WorkflowState, n: number) => pageOfRun(state.runId, n);
+const pageOfRun = (run: string | undefined, n: number) => `wf:${run ?? ''}:${n}`;
 
 /** Moves the oldest final entries out into pages while the record's entries are too large. */
 export function sealHistory(ctx: Ctx, replayer: Replayer): void {
@@ -97,17 +101,33 @@ function nextPage(
 export const DROPS_PER_TURN = 64;
 
 /**
- * Forgets the pages of a finished instance whose retention ended, the newest first and at most
- * {@link DROPS_PER_TURN} in this turn. True when none is left (the instance may halt); false
- * when more are, and `state.sealed.pages` counts those left.
+ * Forgets pages, the newest first and at most {@link DROPS_PER_TURN} in this turn: those of the
+ * runs that continued as new (`state.earlierPages`, which any turn of the instance drops), then,
+ * unless `earlierOnly`, the current run's (a finished instance's whose retention ended). True when
+ * none is left (the instance may halt); false when more are, and the record counts those left.
  */
-export function dropHistory(ctx: Ctx): boolean {
+export function dropHistory(ctx: Ctx, earlierOnly = false): boolean {
   const { state } = ctx;
+  let budget = DROPS_PER_TURN;
+  const drop = (run: string | undefined, count: number): number => {
+    if (count === 0) return 0;
+    const pages = pagesOf(ctx);
+    const left = Math.max(0, count - budget);
+    for (let n = count - 1; n >= left; n--) pages.drop(pageOfRun(run, n));
+    budget -= count - left;
+    return left;
+  };
+  const kept: { run: string; pages: number }[] = [];
+  for (const { run, pages } of state.earlierPages ?? []) {
+    const left = drop(run, pages);
+    if (left > 0) kept.push({ run, pages: left });
+  }
+  if (kept.length > 0) state.earlierPages = kept;
+  else delete state.earlierPages;
+  if (earlierOnly || kept.length > 0) return false;
   const count = state.sealed?.pages ?? 0;
   if (count === 0) return true;
-  const pages = pagesOf(ctx);
-  const left = Math.max(0, count - DROPS_PER_TURN);
-  for (let n = count - 1; n >= left; n--) pages.drop(pageId(state, n));
+  const left = drop(state.runId, count);
   state.sealed = { entries: state.sealed?.entries ?? 0, pages: left };
   return left === 0;
 }

@@ -72,8 +72,11 @@ export function takeEndedStart(
  */
 export function startedAlike(state: WorkflowState, input: unknown): boolean {
   if (!state.caller || !isTrusted(state.caller)) return false;
-  return canonicalJson(state.input) === canonicalJson(input);
+  return canonicalJson(startInput(state)) === canonicalJson(input);
 }
+
+/** The input the instance was started with: its first run's, whatever run continued it. */
+const startInput = (state: WorkflowState) => (state.firstRun ?? state).input;
 
 /**
  * Whether the run `state` holds was started as the child of another run of `parent`'s id: an
@@ -131,7 +134,7 @@ export function startedOtherwise(
       { details: { id: key } },
     );
   }
-  if (canonicalJson(state.input) === canonicalJson(input)) return undefined;
+  if (canonicalJson(startInput(state)) === canonicalJson(input)) return undefined;
   const { status } = state;
   const notTaken = 'started with another input: this start was not taken';
   const message = FINAL_STATUSES.has(status)

@@ -212,6 +212,15 @@ export interface WorkflowState {
    * Such a start ends the instance as its parent said, never running it.
    */
   endedStarts?: EndedStart[];
+  /** Runs that ended in `ctx.continueAsNew` so far (absent: none). */
+  continued?: number;
+  /**
+   * The instance's first run, once it continued as new: a start is taken or refused against its
+   * input and its id (the start's message), whatever run is current.
+   */
+  firstRun?: { runId: string; input: unknown };
+  /** Pages of history of runs that continued as new, to forget a few a turn (see `dropHistory`). */
+  earlierPages?: { run: string; pages: number }[];
 }
 
 /** See {@link WorkflowState.endedStarts}: the parent's command, and how it ended the child. */
@@ -310,8 +319,10 @@ export interface WorkflowSummary<Output = unknown, Progress = unknown> {
   readonly endedAt?: number;
   readonly output?: JsonOf<Output>;
   readonly error?: SerializedError;
-  /** Commands issued so far. */
+  /** Commands issued so far (by the current run). */
   readonly steps: number;
+  /** Runs that ended in `ctx.continueAsNew` before the current one; absent for none. */
+  readonly continued?: number;
   /** What the run last gave `ctx.setProgress`, as JSON; kept once it ends. */
   readonly progress?: JsonOf<Progress>;
   readonly paused?: { error: SerializedError; version: string };
@@ -335,6 +346,7 @@ export function summarize(id: string, state: WorkflowState): WorkflowSummary {
     ...(state.output === undefined ? {} : { output: state.output }),
     ...(state.error === undefined ? {} : { error: state.error }),
     ...(state.progress === undefined ? {} : { progress: state.progress }),
+    ...(state.continued === undefined ? {} : { continued: state.continued }),
     ...(state.paused === undefined ? {} : { paused: state.paused }),
     ...(state.ending === undefined
       ? {}

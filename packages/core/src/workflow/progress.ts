@@ -16,6 +16,10 @@ import type { AnyWorkflowDefinition } from './workflow.ts';
  */
 export const MAX_PROGRESS_BYTES = 16 * 1024;
 
+/** What the worker logs (at warn) for a `ctx.setProgress` inside a step's function: ignored. */
+export const PROGRESS_IN_STEP_LOG =
+  "ctx.setProgress inside a step's or a compensation's function is ignored (a replay does not run it again): call it from the run's code, before or after the step";
+
 /**
  * `value` as the record keeps it (its JSON), once the workflow's `progress` schema took it and
  * within {@link MAX_PROGRESS_BYTES}. Throws INVALID_ARGUMENT, saying what is wrong: a misuse of

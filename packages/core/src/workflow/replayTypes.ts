@@ -46,6 +46,8 @@ export type DriveResult =
   | { readonly kind: 'failed'; readonly error: BatonError }
   | { readonly kind: 'compensated'; readonly errors: readonly SerializedError[] }
   | { readonly kind: 'suspended'; readonly more: boolean }
+  /** The run ended in `ctx.continueAsNew`: the next run begins with `input`. */
+  | { readonly kind: 'continued'; readonly input: unknown }
   /** NON_DETERMINISTIC (the code does not replay the history), or RETRYABLE (the run threw). */
   | { readonly kind: 'paused'; readonly error: BatonError };
 

@@ -12,7 +12,8 @@ import type { AnyWorkflowDefinition } from './workflow.ts';
  * moved out into pages, as `baton workflows export` writes them) with `definition`'s code — of
  * an instance that ran
  * compensations, the run and then its compensations, as the live turns did. Resolves with how far
- * the history takes the run (`cancelled` or `failed` for a saga that ended so); rejects with
+ * the history takes the run (`continued` for a run that ends in `ctx.continueAsNew`, `cancelled`
+ * or `failed` for a saga that ended so); rejects with
  * NON_DETERMINISTIC, naming the command, when the code no longer issues what the history holds,
  * or with RETRYABLE when the run throws an unexpected error — the error that would pause the
  * instance after the deploy. Steps are not run, nothing is sent.
@@ -27,7 +28,7 @@ export async function replayWorkflow(
   history: Pick<WorkflowState, 'journal'> & Partial<WorkflowState>,
   options: { readonly paged?: readonly JournalEntry[] } = {},
 ): Promise<{
-  readonly outcome: 'completed' | 'failed' | 'cancelled' | 'suspended';
+  readonly outcome: 'completed' | 'continued' | 'failed' | 'cancelled' | 'suspended';
   readonly commands: number;
 }> {
   const state: WorkflowState = structuredClone({
@@ -52,8 +53,8 @@ export async function replayWorkflow(
   const result = await replayer.drive();
   if (result.kind === 'paused') throw result.error;
   const outcome =
-    result.kind === 'completed'
-      ? 'completed'
+    result.kind === 'completed' || result.kind === 'continued'
+      ? result.kind
       : result.kind === 'suspended'
         ? 'suspended'
         : result.kind === 'compensated'

@@ -1,10 +1,16 @@
 import { checkOutput } from './checkOutput.ts';
+import { ContinueAsNew } from './continueAsNew.ts';
 import type { WorkflowState } from './journal.ts';
 import type { ReplayHost } from './replayTypes.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
-/** How a run ended: it returned `value` (its output, checked), or it failed with `error`. */
-export type RunEnd = { ok: true; value: unknown } | { ok: false; error: unknown };
+/**
+ * How a run ended: it returned `value` (its output, checked), or continued as new (`next`, the
+ * next run's input), or it failed with `error`.
+ */
+export type RunEnd =
+  | { ok: true; value: unknown; next?: { readonly input: unknown } }
+  | { ok: false; error: unknown };
 
 /** The replayer, as a run it starts reads it: its record and host may change between turns. */
 export interface RunStarter {
@@ -34,7 +40,9 @@ export function startRun(
         ended(output.ok ? { ok: true, value: output.output } : { ok: false, error: output.error });
       },
       (error) => {
-        ended({ ok: false, error });
+        if (error instanceof ContinueAsNew) {
+          ended({ ok: true, value: undefined, next: { input: error.input } });
+        } else ended({ ok: false, error });
       },
     );
 }

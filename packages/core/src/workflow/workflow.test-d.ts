@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { actor, type StateOf } from '../actor.ts';
 import type { Client } from '../client/Client.ts';
 import type { WorkflowState } from './journal.ts';
-import { type WorkflowRef, type WorkflowRequest, workflow } from './workflow.ts';
+import { type ProgressOf, type WorkflowRef, type WorkflowRequest, workflow } from './workflow.ts';
 
 const Stock = actor({
   name: 'stock',
@@ -287,5 +287,20 @@ describe('ctx.setProgress', () => {
     >();
     const free = async () => (await client.workflowStatus(Free.ref('f'))).progress;
     expectTypeOf(free).returns.resolves.toEqualTypeOf<unknown>();
+    expectTypeOf<ProgressOf<typeof Pack>>().toEqualTypeOf<{
+      stage: 'packing' | 'shipped';
+      packed: number;
+    }>();
+    expectTypeOf<ProgressOf<typeof Free>>().toEqualTypeOf<unknown>();
+    workflow({
+      name: 'maybe',
+      input: z.object({}),
+      progress: z.string().optional(),
+      run: async (ctx) => {
+        ctx.setProgress('a');
+        // @ts-expect-error: undefined is no JSON, whatever the schema takes
+        ctx.setProgress(undefined);
+      },
+    });
   });
 });

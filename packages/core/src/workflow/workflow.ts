@@ -68,9 +68,12 @@ export type SignalOf<Events extends EventSchemas> =
           : { name: N; payload: z.input<Events[N]> };
       }[keyof Events & string];
 
-/** What `ctx.setProgress` takes: the input of the workflow's `progress` schema, any JSON without. */
-export type ProgressOf<ProgressSchema extends Schema | undefined> = ProgressSchema extends Schema
-  ? z.input<ProgressSchema>
+/**
+ * What `ctx.setProgress` takes, by the workflow's `progress` schema: its input (not `undefined`,
+ * which is no JSON), any value without one.
+ */
+type ProgressInput<ProgressSchema extends Schema | undefined> = ProgressSchema extends Schema
+  ? Exclude<z.input<ProgressSchema>, undefined>
   : unknown;
 
 export interface WorkflowOptions<
@@ -141,7 +144,7 @@ export interface WorkflowOptions<
    * runs its compensations; any other error (a bug's TypeError) pauses it until fixed code runs.
    */
   readonly run: (
-    ctx: WorkflowContext<Events, ProgressOf<ProgressSchema>>,
+    ctx: WorkflowContext<Events, ProgressInput<ProgressSchema>, z.input<InputSchema>>,
     input: z.output<InputSchema>,
   ) => Promise<Output>;
 }
@@ -201,7 +204,7 @@ export interface WorkflowDefinition<
   /** The actor type of its instances: register it with the app (`defineApp` does). */
   readonly actor: WorkflowActor<z.input<InputSchema>, Events>;
   /** @example const order = OrderFlow.ref('order-17'); */
-  ref(id: string): WorkflowRef<z.input<InputSchema>, Output, Events, ProgressOf<ProgressSchema>>;
+  ref(id: string): WorkflowRef<z.input<InputSchema>, Output, Events, ProgressInput<ProgressSchema>>;
 }
 
 export type AnyWorkflowDefinition = WorkflowDefinition<string, any, any, any, any>;
@@ -213,15 +216,15 @@ type RunOutputOf<W extends AnyWorkflowDefinition> =
   W extends WorkflowDefinition<string, any, infer O, any, any> ? O : never;
 export type EventsOf<W extends AnyWorkflowDefinition> =
   W extends WorkflowDefinition<string, any, any, infer E, any> ? E : never;
-/** What `W`'s run gives `ctx.setProgress` (see {@link ProgressOf}). */
-type RunProgressOf<W extends AnyWorkflowDefinition> =
-  W extends WorkflowDefinition<string, any, any, any, infer P> ? ProgressOf<P> : unknown;
+/** What `W`'s run gives `ctx.setProgress` (its readers get its JSON): `unknown` without a schema. */
+export type ProgressOf<W extends AnyWorkflowDefinition> =
+  W extends WorkflowDefinition<string, any, any, any, infer P> ? ProgressInput<P> : unknown;
 /** The ref of an instance of `W`, typed by its input, output and events. */
 export type WorkflowRefOf<W extends AnyWorkflowDefinition> = WorkflowRef<
   InputOf<W>,
   RunOutputOf<W>,
   EventsOf<W>,
-  RunProgressOf<W>
+  ProgressOf<W>
 >;
 
 const NAME = /^[A-Za-z][A-Za-z0-9_-]*$/;
