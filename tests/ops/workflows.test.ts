@@ -564,4 +564,28 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
       /entries in pages of their own, but 0 were given: pass every page's entries \(replayWorkflow's `paged`, as `baton workflows export` writes them\)/,
     );
   });
+
+  it('shows an instance that continued as new by its current run, and exports that run to replay', async () => {
+    const { store, queue } = deployment;
+    const client = new Client({ actors: [Bulk.actor], store, queue }).asSystem();
+    await client.start(Bulk, 'looped', { again: 1 });
+    const done = async () =>
+      (await baton('workflows', 'show', 'bulk', 'looped', '--json')).json().status === 'completed';
+    await pumpUntil(done);
+
+    const shown = await baton('workflows', 'show', 'bulk', 'looped', '--json');
+    expect(shown.json()).toMatchObject({ status: 'completed', continued: 1, steps: 8 });
+    expect((await baton('workflows', 'show', 'bulk', 'looped')).out).toMatch(
+      /\ncontinued\s+as new 1 time\(s\): started, steps and history are this run's\n/,
+    );
+    // The export is the current run's, its pages with it: it replays to its end.
+    const { state: kept, paged } = JSON.parse(
+      (await baton('workflows', 'export', 'bulk', 'looped')).out,
+    );
+    expect(kept.input).toEqual({ again: 0 });
+    expect(await replayWorkflow(Bulk, kept, { paged })).toEqual({
+      outcome: 'completed',
+      commands: 8,
+    });
+  });
 });
