@@ -65,7 +65,7 @@ it("refuses a new run of a parent's id the child its earlier run started, still 
     error: {
       code: ErrorCode.REJECTED,
       message: expect.stringContaining(
-        "workflow instance p-charge is the child of an earlier run of this parent's id, kept longer than that run: its work was done for that run. Derive a child id from ctx.runId",
+        "workflow instance p-charge is the child of an earlier run of this parent's id, kept longer than that run: its work was done for that run. Derive a child id from ctx.runId when a child may outlive its parent's run (a parent started anew, or one that continued as new)",
       ),
     },
   });

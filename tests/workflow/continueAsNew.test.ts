@@ -4,8 +4,16 @@
  * its parents, the events it holds and its starts' idempotency; the ended run's pages are
  * forgotten; a run that would leave work under way or compensations kept is refused (paused).
  */
-import { defineApp, ErrorCode, TerminalError, type WorkflowState, workflow } from '@baton/core';
+import {
+  actor,
+  defineApp,
+  ErrorCode,
+  TerminalError,
+  type WorkflowState,
+  workflow,
+} from '@baton/core';
 import type { OverflowMark } from '@baton/core/adapter';
+import { pauseActor, resumeActor } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
@@ -157,6 +165,102 @@ describe('ctx.continueAsNew', () => {
     expect(storedPages(h, ref.id)).toEqual([]);
   });
 
+  it('forgets many pages of an ended run in turns of their own, whatever the next run’s turns write', async () => {
+    // 69 pages of the first run, beside a next run whose first turn arms 45 timers: together,
+    // more than a commit holds (100 items).
+    const Wide = workflow({
+      name: 'wide',
+      input: z.object({ round: z.number() }),
+      run: async (ctx, { round }) => {
+        if (round === 0) {
+          for (let i = 0; i < 80; i++) await ctx.step(`s${i}`, () => 'r'.repeat(6_000));
+          ctx.continueAsNew({ round: 1 });
+        }
+        await Promise.all(Array.from({ length: 45 }, (_, i) => ctx.sleep(MINUTE + i)));
+        return 'done';
+      },
+    });
+    const app = defineApp({ workflows: [Wide] });
+    const h = workflowHarness(app.actors);
+    const ref = await h.client.start(Wide, 'w-1', { round: 0 });
+    await h.runAll({ until: h.clock.now() });
+    const state = (await h.state(ref.id)) as WorkflowState;
+    expect(state).toMatchObject({ status: 'waiting', continued: 1 });
+    expect(state.earlierPages).toBeUndefined();
+    expect(storedPages(h, ref.id)).toEqual([]);
+    expect(await h.backend.store.listDeadLetters(ref.id)).toEqual([]);
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe('done');
+  });
+
+  it('gives a reply to a call of the ended run to no call of the new one', async () => {
+    const Echo = actor({
+      name: 'echo',
+      state: z.object({ applied: z.array(z.string()) }),
+      initial: () => ({ applied: [] as string[] }),
+      handlers: {
+        echo: {
+          payload: z.object({ tag: z.string() }),
+          handle: (ctx, { tag }) => {
+            ctx.state.applied.push(tag);
+            return `echo:${tag}`;
+          },
+        },
+      },
+    });
+    // The first run's call loses a race and is left under way; the next run's call has its number.
+    const Asker = workflow({
+      name: 'asker',
+      input: z.object({ round: z.number() }),
+      run: async (ctx, { round }) => {
+        if (round === 0) {
+          await ctx.race([ctx.call(Echo.ref('c'), 'echo', { tag: 'old' }), ctx.sleep(1000)]);
+          ctx.continueAsNew({ round: 1 });
+        }
+        return ctx.call(Echo.ref('c'), 'echo', { tag: 'new' });
+      },
+    });
+    const h = workflowHarness([Echo, Asker.actor]);
+    // The actor takes its messages late: both calls wait in its inbox.
+    await pauseActor(h.backend.store, h.backend.queue, 'echo/c', {
+      by: 'drill',
+      now: h.clock.now(),
+    });
+    const ref = await h.client.start(Asker, 'a-1', { round: 0 });
+    await h.runAll({ until: h.clock.now() + 2000 });
+    expect((await h.client.workflowStatus(ref)).continued).toBe(1);
+    // A reply without a run, as to an ask an earlier Baton made (of the first run): not taken.
+    const stale = { ok: true, value: 'echo:stale', context: { seq: 0 } };
+    await h.client.send(ref as never, '_reply' as never, stale as never);
+    await h.runAll({ until: h.clock.now() });
+    await resumeActor(h.backend.store, h.backend.queue, 'echo/c', {
+      by: 'drill',
+      now: h.clock.now(),
+    });
+    await h.runAll();
+    expect(await h.state('echo/c')).toEqual({ applied: ['old', 'new'] });
+    expect(await h.client.result(ref)).toBe('echo:new');
+  });
+
+  it('refuses a child id its earlier run used, saying to derive it from ctx.runId', async () => {
+    const Kid = workflow({ name: 'kid', input: z.object({}), run: async () => 'grown' });
+    const Family = workflow({
+      name: 'family',
+      input: z.object({ round: z.number() }),
+      run: async (ctx, { round }) => {
+        await ctx.child(Kid, `${ctx.id}-kid`, {});
+        if (round === 0) ctx.continueAsNew({ round: 1 });
+        return 'done';
+      },
+    });
+    const h = workflowHarness([Kid.actor, Family.actor]);
+    const ref = await h.client.start(Family, 'f-1', { round: 0 });
+    await h.runAll();
+    expect((await h.client.workflowStatus(ref)).error?.message).toContain(
+      "Derive a child id from ctx.runId when a child may outlive its parent's run (a parent started anew, or one that continued as new)",
+    );
+  });
+
   it('takes a start of the first input again as the same start, and refuses another', async () => {
     const log: { n: number; run: string; key: string }[] = [];
     const Poller = poller(log);
@@ -224,6 +328,30 @@ describe('ctx.continueAsNew', () => {
     });
     await h.runAll();
     expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'completed', output: 3 });
+  });
+
+  it('fails a step whose function calls it, at once: its outside work is not run again', async () => {
+    let attempts = 0;
+    const Inside = workflow({
+      name: 'inside',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.step('poll', () => {
+          attempts++;
+          ctx.continueAsNew({});
+        });
+        return 'done';
+      },
+    });
+    const h = workflowHarness([Inside.actor]);
+    const ref = await h.client.start(Inside, 'i-1', {});
+    await h.runAll();
+    const status = await h.client.workflowStatus(ref);
+    expect(status.error).toMatchObject({ code: ErrorCode.STEP_FAILED });
+    expect(status.error?.message).toContain(
+      `ctx.continueAsNew of workflow "inside" was called inside a step's function or a compensation: call it from the run's code`,
+    );
+    expect(attempts).toBe(1);
   });
 
   it('pauses a run that would leave compensations kept or work under way, or give a bad input', async () => {

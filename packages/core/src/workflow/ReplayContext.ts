@@ -9,6 +9,7 @@ import {
   ErrorCode,
   errorFromJSON,
   type SerializedError,
+  TerminalError,
   toBatonError,
 } from '../errors.ts';
 import type { JsonOf } from '../jsonOf.ts';
@@ -345,23 +346,23 @@ export class ReplayContext implements WorkflowContext {
 
   setProgress(value: unknown): void {
     const replayer = this.#replayer;
-    // Once the run failed or was cancelled, the value stays where the run left it (code the
-    // run goes on with while a call under way replies reaches no further, as it issues nothing).
-    if (replayer.state.ending) return;
     // A step's (or a compensation's) function runs once, never replayed: a value set there
     // would be lost on a replay. Ignored, rather than failing the attempt and its outside work.
     if (replayer.attempting) {
       replayer.host?.log.warn(PROGRESS_IN_STEP_LOG, { workflow: replayer.definition.name });
       return;
     }
+    // Once the run failed or was cancelled, the value stays where the run left it (code the
+    // run goes on with while a call under way replies reaches no further, as it issues nothing).
+    if (replayer.state.ending) return;
     replayer.progress = { value: checkedProgress(replayer.definition, value) };
   }
 
   continueAsNew(input: unknown): never {
     const replayer = this.#replayer;
     if (this.#origin === 'runner' || replayer.attempting) {
-      throw new BatonError(
-        ErrorCode.INVALID_ARGUMENT,
+      // Final: a step retried would run its outside work again, to fail the same way.
+      throw new TerminalError(
         `ctx.continueAsNew of workflow "${replayer.definition.name}" was called inside a step's function or a compensation: call it from the run's code`,
       );
     }

@@ -13,7 +13,7 @@ import { callbackToken } from './callbackToken.ts';
 import { workflowSpan } from './commandSpans.ts';
 import { beginNextRun } from './continueAsNew.ts';
 import { disarmDeadline } from './deadline.ts';
-import { dropHistory, readSealed, sealHistory } from './history.ts';
+import { readSealed, sealHistory } from './history.ts';
 import {
   endOfChild,
   FINAL_STATUSES,
@@ -37,8 +37,6 @@ type Ctx = ActorContext<WorkflowState>;
 export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Promise<void> {
   const { state } = ctx;
   if (state.status === 'new' || FINAL_STATUSES.has(state.status)) return;
-  // Pages of runs that continued as new, a few a turn.
-  if (state.earlierPages) dropHistory(ctx, true);
   const host = actorHost(ctx);
   const warm = warmRuns(ctx);
   const replayer =
@@ -278,7 +276,8 @@ function actorHost(ctx: Ctx): ReplayHost {
     ask: (seq, to, name, payload, timeoutMs) =>
       (ctx.ask as (...args: unknown[]) => unknown)(to, name, payload, {
         onReply: '_reply',
-        context: { seq },
+        // The run too: a run that continued as new numbers its commands from 0 again.
+        context: { seq, run: ctx.state.runId },
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
       }),
     send: (to, name, payload) => send(to, name, payload),

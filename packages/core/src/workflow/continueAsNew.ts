@@ -94,8 +94,10 @@ export function beginNextRun(definition: AnyWorkflowDefinition, ctx: Ctx, input:
   const { state } = ctx;
   const ended = state.runId ?? '';
   disarmDeadline(ctx);
-  // The ended run's pages are forgotten later, a few a turn (`dropHistory`).
+  // The ended run's pages are forgotten in turns of their own (`_forget`): each is a write of
+  // its turn's commit, which holds 100 at most.
   if (state.sealed && state.sealed.pages > 0) {
+    if (!state.earlierPages) ctx.send(ctx.self as never, '_forget' as never, {} as never);
     state.earlierPages = [...(state.earlierPages ?? []), { run: ended, pages: state.sealed.pages }];
   }
   // A start of the instance is the first run's, with its input, whatever runs now.

@@ -19,7 +19,7 @@ import {
 } from './advance.ts';
 import { callbackEntry, callbackToken, notPendingCallback } from './callbackToken.ts';
 import { armDeadline, type Deadline, timedOut } from './deadline.ts';
-import { dropHistory } from './history.ts';
+import { dropEarlierPages, dropHistory } from './history.ts';
 import {
   begin,
   cancelled,
@@ -276,8 +276,18 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       payload: internalPayload,
       handle: async (
         ctx: Ctx,
-        reply: { ok: boolean; value?: unknown; error?: SerializedError; context: { seq: number } },
+        reply: {
+          ok: boolean;
+          value?: unknown;
+          error?: SerializedError;
+          context: { seq: number; run?: string };
+        },
       ) => {
+        // The reply to a call of a run that continued as new, whose number another command of
+        // this run may have: not this run's. (An ask without `run` is an earlier Baton's, of the
+        // first run.)
+        const run = reply.context?.run;
+        if (run !== undefined ? run !== ctx.state.runId : ctx.state.continued !== undefined) return;
         const entry = entryAt(ctx.state, reply.context?.seq);
         if (entry?.kind !== 'call') return;
         const tooLarge = reply.ok ? replyTooLarge(entry.name, reply.value) : undefined;
@@ -325,6 +335,14 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         // A run that ended, or is ending (cancelled), before it: nothing to time out.
         if (FINAL_STATUSES.has(state.status) || state.ending) return;
         await endRun(ctx, 'failed', timedOut(ctx.self.key, timeoutMs));
+      },
+    },
+    _forget: {
+      payload: internalPayload,
+      // The pages of runs that continued as new, a turn's worth at a time.
+      handle: (ctx: Ctx) => {
+        dropEarlierPages(ctx);
+        if (ctx.state.earlierPages) ctx.send(ctx.self as never, '_forget' as never, {} as never);
       },
     },
     _expire: {

@@ -100,34 +100,46 @@ function nextPage(
  */
 export const DROPS_PER_TURN = 64;
 
+/** Drops the newest `budget` of pages 0 to `count − 1` of run `run`; how many are left. */
+function dropPages(ctx: Ctx, run: string | undefined, count: number, budget: number): number {
+  const left = Math.max(0, count - budget);
+  if (left === count) return left;
+  const pages = pagesOf(ctx);
+  for (let n = count - 1; n >= left; n--) pages.drop(pageOfRun(run, n));
+  return left;
+}
+
 /**
- * Forgets pages, the newest first and at most {@link DROPS_PER_TURN} in this turn: those of the
- * runs that continued as new (`state.earlierPages`, which any turn of the instance drops), then,
- * unless `earlierOnly`, the current run's (a finished instance's whose retention ended). True when
- * none is left (the instance may halt); false when more are, and the record counts those left.
+ * Forgets pages of the runs that continued as new (`state.earlierPages`), the newest first and
+ * at most {@link DROPS_PER_TURN} in this turn (the `_forget` turns, then `_expire`'s); how many.
  */
-export function dropHistory(ctx: Ctx, earlierOnly = false): boolean {
+export function dropEarlierPages(ctx: Ctx): number {
   const { state } = ctx;
-  let budget = DROPS_PER_TURN;
-  const drop = (run: string | undefined, count: number): number => {
-    if (count === 0) return 0;
-    const pages = pagesOf(ctx);
-    const left = Math.max(0, count - budget);
-    for (let n = count - 1; n >= left; n--) pages.drop(pageOfRun(run, n));
-    budget -= count - left;
-    return left;
-  };
+  let dropped = 0;
   const kept: { run: string; pages: number }[] = [];
   for (const { run, pages } of state.earlierPages ?? []) {
-    const left = drop(run, pages);
+    const left = dropPages(ctx, run, pages, DROPS_PER_TURN - dropped);
+    dropped += pages - left;
     if (left > 0) kept.push({ run, pages: left });
   }
   if (kept.length > 0) state.earlierPages = kept;
   else delete state.earlierPages;
-  if (earlierOnly || kept.length > 0) return false;
+  return dropped;
+}
+
+/**
+ * Forgets the pages of a finished instance whose retention ended — any left of runs that
+ * continued as new, then its run's — the newest first and at most {@link DROPS_PER_TURN} in this
+ * turn. True when none is left (the instance may halt); false when more are, and the record
+ * counts those left.
+ */
+export function dropHistory(ctx: Ctx): boolean {
+  const { state } = ctx;
+  const dropped = dropEarlierPages(ctx);
+  if (state.earlierPages) return false;
   const count = state.sealed?.pages ?? 0;
   if (count === 0) return true;
-  const left = drop(state.runId, count);
+  const left = dropPages(ctx, state.runId, count, DROPS_PER_TURN - dropped);
   state.sealed = { entries: state.sealed?.entries ?? 0, pages: left };
   return left === 0;
 }

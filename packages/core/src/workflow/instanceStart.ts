@@ -97,7 +97,7 @@ export function startedByEarlierRun(ctx: Ctx): SerializedError {
   return new BatonError(
     ErrorCode.REJECTED,
     `workflow instance ${ctx.self.key} is the child of an earlier run of this parent's id, kept longer than that run: its work was done for that run. ` +
-      'Derive a child id from ctx.runId when a child may outlive its parent (e.g. ctx.id + "-" + ctx.runId)',
+      'Derive a child id from ctx.runId when a child may outlive its parent\'s run (a parent started anew, or one that continued as new): e.g. ctx.id + "-" + ctx.runId',
     { details: { child: ctx.self.id } },
   ).toJSON();
 }
