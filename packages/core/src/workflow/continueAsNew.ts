@@ -4,7 +4,8 @@
  * bound and a cold worker replays only the current run. The instance keeps its id, its parents
  * awaiting it, the events it holds for waits to come, its progress and its starter; the new run
  * has a run id (so step keys) of its own and its own `timeoutMs`. The ended run's pages of
- * history are forgotten a few a turn (see `dropHistory`).
+ * history are forgotten by turns of their own (`_forget`, see `dropEarlierPages`), and a reply
+ * to one of its calls is taken by no call of the new run (the ask's context names the run).
  *
  * What the ended run leaves must need nothing of it: its waits (sleeps, events, callbacks) are
  * cancelled, and it may not leave work under way (a step, a call, a child) or compensations
