@@ -201,7 +201,9 @@ describe('the order-fulfilment page under baton dev, in Chromium', () => {
     await inspector.getByTestId('wf-status').selectOption('waiting');
     await expect.poll(() => inspector.locator('#workflows tbody tr').count()).toBe(1);
     await inspector.getByTestId('wf-fulfil/inspect-1').click();
-    await expect.poll(() => see('wf-title')).toBe('fulfil/inspect-1 — waiting');
+    await expect
+      .poll(() => see('wf-title'))
+      .toBe('fulfil/inspect-1 — waiting · {"stage":"awaiting shipment"}');
     await expect.poll(() => see('wf-step-1')).toMatch(/^1call inventory\.reservedone/);
     expect(await see('wf-step-2')).toMatch(/^2step chargedone2/);
     expect(await see('wf-step-3')).toMatch(/^3event shippedpending/);
@@ -234,7 +236,9 @@ describe('the order-fulfilment page under baton dev, in Chromium', () => {
     const see = (testId: string) => inspector.getByTestId(testId).textContent();
 
     await inspector.getByTestId('wf-fulfil/signal-1').click();
-    await expect.poll(() => see('wf-title')).toBe('fulfil/signal-1 — waiting');
+    await expect
+      .poll(() => see('wf-title'))
+      .toBe('fulfil/signal-1 — waiting · {"stage":"awaiting shipment"}');
     await inspector.locator('#wf-event').fill('shipped');
     await inspector.locator('#wf-payload').fill('{"tracking":"T-inspector"}');
     await inspector.getByRole('button', { name: 'signal', exact: true }).click();
@@ -243,7 +247,9 @@ describe('the order-fulfilment page under baton dev, in Chromium', () => {
     expect(await text('outcome-signal-1')).toContain('shipped: T-inspector');
 
     await inspector.getByTestId('wf-fulfil/stop-1').click();
-    await expect.poll(() => see('wf-title')).toBe('fulfil/stop-1 — waiting');
+    await expect
+      .poll(() => see('wf-title'))
+      .toBe('fulfil/stop-1 — waiting · {"stage":"awaiting shipment"}');
     await inspector.getByRole('button', { name: 'terminate', exact: true }).click();
     await expect.poll(() => see('wf-result')).toBe('terminate: accepted');
     await expect.poll(() => text('status-stop-1'), { timeout: 20_000 }).toBe('terminated');

@@ -93,13 +93,28 @@ describe('ctx.continueAsNew', () => {
     const Count = workflow({
       name: 'count',
       input: z.object({ n: z.number() }),
-      run: async (ctx, { n }) => (n < 3 ? ctx.continueAsNew({ n: n + 1 }) : `${ctx.runId}:${n}`),
+      run: async (ctx, { n }) => {
+        if (n < 3) {
+          ctx.setProgress(n);
+          ctx.continueAsNew({ n: n + 1 });
+        }
+        return `${ctx.runId}:${n}`;
+      },
     });
     const h = workflowHarness([Count.actor]);
     const ref = await h.client.start(Count, 'c-1', { n: 0 });
+    // The start's turn ends the first run: the next, begun in the record, has not run yet.
+    await h.worker.poll();
+    expect(await h.client.workflowStatus(ref)).toMatchObject({
+      status: 'running',
+      continued: 1,
+      steps: 0,
+      progress: 0,
+    });
     await h.runAll();
     const status = await h.client.workflowStatus(ref);
-    expect(status).toMatchObject({ status: 'completed', continued: 3 });
+    // The progress the last run that set it gave, committed with its continue.
+    expect(status).toMatchObject({ status: 'completed', continued: 3, progress: 2 });
     const state = (await h.state(ref.id)) as WorkflowState;
     expect(status.output).toBe(`${state.runId}:3`);
     expect(state.runId).not.toBe(state.firstRun?.runId);
@@ -242,6 +257,31 @@ describe('ctx.continueAsNew', () => {
     expect(await h.client.result(ref)).toBe('echo:new');
   });
 
+  it('takes a reply without a run, as to an ask an earlier Baton made, while the instance never continued', async () => {
+    const Echo = actor({
+      name: 'echo',
+      state: z.object({}),
+      initial: () => ({}),
+      handlers: { echo: { payload: z.object({}), handle: () => 'echo' } },
+    });
+    const Once = workflow({
+      name: 'once',
+      input: z.object({}),
+      run: async (ctx) => ctx.call(Echo.ref('c'), 'echo', {}),
+    });
+    const h = workflowHarness([Echo, Once.actor]);
+    await pauseActor(h.backend.store, h.backend.queue, 'echo/c', {
+      by: 'drill',
+      now: h.clock.now(),
+    });
+    const ref = await h.client.start(Once, 'o-1', {});
+    await h.runAll({ until: h.clock.now() });
+    const earlier = { ok: true, value: 'from an earlier Baton', context: { seq: 0 } };
+    await h.client.send(ref as never, '_reply' as never, earlier as never);
+    await h.runAll({ until: h.clock.now() });
+    expect(await h.client.result(ref)).toBe('from an earlier Baton');
+  });
+
   it('refuses a child id its earlier run used, saying to derive it from ctx.runId', async () => {
     const Kid = workflow({ name: 'kid', input: z.object({}), run: async () => 'grown' });
     const Family = workflow({
@@ -377,6 +417,17 @@ describe('ctx.continueAsNew', () => {
           ctx.continueAsNew({});
         },
         'the run leaves work under way (child "waiter")',
+      ],
+      [
+        'several',
+        async (ctx) => {
+          void ctx.step('label', () => 1);
+          void ctx.sleep(60_000);
+          void ctx.child(Waiter, 'w-2', {});
+          ctx.continueAsNew({});
+        },
+        // A sleep is no work: it is cancelled, as the run ends.
+        'the run leaves work under way (step "label", child "waiter")',
       ],
       [
         'input',

@@ -210,6 +210,19 @@ describe('ctx.setProgress', () => {
       expect(status.paused?.error.message, name).toMatch(message);
       expect(status, name).not.toHaveProperty('progress');
     }
+    // At the limit exactly, taken.
+    const Full = workflow({
+      name: 'full',
+      input: z.object({}),
+      run: async (ctx) => {
+        ctx.setProgress('x'.repeat(16_382));
+        return 'done';
+      },
+    });
+    const h = workflowHarness([Full.actor]);
+    const ref = await h.client.start(Full, 'f-1', {});
+    await h.runAll();
+    expect((await h.client.workflowStatus(ref)).progress).toHaveLength(16_382);
   });
 
   it("is ignored, and logged, inside a step's function, which a replay does not run again", async () => {

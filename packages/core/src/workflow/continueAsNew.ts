@@ -45,7 +45,6 @@ export function nextInput(definition: AnyWorkflowDefinition, input: unknown): un
     throw new BatonError(
       ErrorCode.INVALID_ARGUMENT,
       `ctx.continueAsNew of workflow "${definition.name}": its input schema refuses the input (${summary})`,
-      { details: { workflow: definition.name } },
     );
   }
   return asJson(parsed.data);
@@ -82,7 +81,6 @@ function continueRefused(
   return new BatonError(
     ErrorCode.INVALID_ARGUMENT,
     `ctx.continueAsNew of workflow "${definition.name}": the run leaves ${what ? `work under way (${what})` : 'compensations kept, or work to undo'}, which a new run would neither await nor undo. Continue where the run has awaited all it started and keeps nothing to undo (steps without compensate), e.g. at the top of a loop`,
-    { details: { workflow: definition.name, reason: 'CONTINUE_REFUSED' } },
   );
 }
 
@@ -97,7 +95,7 @@ export function beginNextRun(definition: AnyWorkflowDefinition, ctx: Ctx, input:
   disarmDeadline(ctx);
   // The ended run's pages are forgotten in turns of their own (`_forget`): each is a write of
   // its turn's commit, which holds 100 at most.
-  if (state.sealed && state.sealed.pages > 0) {
+  if (state.sealed?.pages) {
     if (!state.earlierPages) ctx.send(ctx.self as never, '_forget' as never, {} as never);
     state.earlierPages = [...(state.earlierPages ?? []), { run: ended, pages: state.sealed.pages }];
   }

@@ -103,7 +103,6 @@ export const DROPS_PER_TURN = 64;
 /** Drops the newest `budget` of pages 0 to `count − 1` of run `run`; how many are left. */
 function dropPages(ctx: Ctx, run: string | undefined, count: number, budget: number): number {
   const left = Math.max(0, count - budget);
-  if (left === count) return left;
   const pages = pagesOf(ctx);
   for (let n = count - 1; n >= left; n--) pages.drop(pageOfRun(run, n));
   return left;

@@ -26,11 +26,11 @@ export const PROGRESS_IN_STEP_LOG =
  * `ctx`, which pauses the run until fixed code runs.
  */
 export function checkedProgress(definition: AnyWorkflowDefinition, value: unknown): unknown {
-  const refused = (why: string, details: Record<string, unknown> = {}) =>
+  // A misuse the run throws: its pause says it (RUN_THREW), the message whole.
+  const refused = (why: string) =>
     new BatonError(
       ErrorCode.INVALID_ARGUMENT,
       `ctx.setProgress of workflow "${definition.name}": ${why}`,
-      { details: { workflow: definition.name, ...details } },
     );
   // The value as given: a schema of Dates takes a Date, which JSON keeps as its ISO string.
   const parsed = definition.progress?.safeParse(value);
@@ -51,7 +51,6 @@ export function checkedProgress(definition: AnyWorkflowDefinition, value: unknow
   if (size > MAX_PROGRESS_BYTES) {
     throw refused(
       `the value is ${size} bytes, more than the ${MAX_PROGRESS_BYTES} progress may take: keep it to what a reader shows (a stage, counts) and store large data elsewhere`,
-      { size, limit: MAX_PROGRESS_BYTES },
     );
   }
   return json;

@@ -1,5 +1,6 @@
 import type { BatonApp, WorkflowState } from '@baton/core';
 import { readHistoryWindow } from '@baton/core/engine';
+import { clip } from '@baton/core/shared';
 import type { QueryEngine } from '@baton/server';
 import { inspectFailing } from '../../inspectedFailing.ts';
 import {
@@ -122,6 +123,8 @@ async function workflowsOf(
         ...(s.startedAt === undefined ? {} : { startedAt: s.startedAt }),
         ...(s.endedAt === undefined ? {} : { endedAt: s.endedAt }),
         ...(s.error ? { error: `${s.error.code}: ${s.error.message}` } : {}),
+        ...(s.progress === undefined ? {} : { progress: clip(JSON.stringify(s.progress)) }),
+        ...(s.continued === undefined ? {} : { continued: s.continued }),
         steps: steps.map((e) => ({
           seq: e.seq,
           kind: e.kind,

@@ -95,6 +95,10 @@ export interface InspectedWorkflow {
   readonly startedAt?: number;
   readonly endedAt?: number;
   readonly error?: string;
+  /** What its run last gave `ctx.setProgress`, as JSON (clipped). */
+  readonly progress?: string;
+  /** How many times it continued as new (its steps are the current run's). */
+  readonly continued?: number;
   /** Each command of its run: what `workflowHistory` shows, without results. */
   readonly steps: readonly {
     readonly seq: number;

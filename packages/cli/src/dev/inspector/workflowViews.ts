@@ -62,8 +62,12 @@ export function renderWorkflows(workflows: readonly InspectedWorkflow[]): void {
   const current = workflows.find((w) => keyOf(w) === selected);
   $('wf-detail').hidden = !current;
   if (!current) return;
-  $('wf-title').textContent =
-    `${keyOf(current)} — ${current.status}${current.error ? ` (${current.error})` : ''}`;
+  const { error, progress, continued } = current;
+  $('wf-title').textContent = [
+    `${keyOf(current)} — ${current.status}${error ? ` (${error})` : ''}`,
+    ...(progress === undefined ? [] : [progress]),
+    ...(continued === undefined ? [] : [`continued as new ${continued}×`]),
+  ].join(' · ');
   $('wf-timeline').innerHTML =
     `<table><thead><tr><th>#</th><th>command</th><th>state</th><th>attempts</th><th>issued</th><th>took</th></tr></thead><tbody>${current.steps
       .map(
