@@ -12,11 +12,10 @@ import {
   type WorkflowState,
   workflow,
 } from '@baton/core';
-import type { OverflowMark } from '@baton/core/adapter';
 import { pauseActor, resumeActor } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { workflowHarness } from './harness.ts';
+import { storedPages, workflowHarness } from './harness.ts';
 
 const MINUTE = 60_000;
 
@@ -35,18 +34,6 @@ function poller(log: { n: number; run: string; key: string }[]) {
       return { polled: total };
     },
   });
-}
-
-/** The page items the store holds for `actorId`. */
-function storedPages(h: ReturnType<typeof workflowHarness>, actorId: string): OverflowMark[] {
-  h.backend.store.purgeExpired();
-  return h.backend.store
-    .snapshot()
-    .flatMap((entry) => {
-      const commit = entry as { record?: { id: string }; overflow?: OverflowMark[] };
-      return commit.record?.id === actorId ? (commit.overflow ?? []) : [];
-    })
-    .filter((mark) => mark.kind === 'page');
 }
 
 describe('ctx.continueAsNew', () => {

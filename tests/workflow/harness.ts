@@ -4,7 +4,7 @@
  * is left — so a month of sleeps passes in milliseconds. `deploy()` swaps in new code.
  */
 import { type AnyActorDefinition, silentLogger, type WorkflowState } from '@baton/core';
-import { isRetentionTimer } from '@baton/core/adapter';
+import { isRetentionTimer, type OverflowMark } from '@baton/core/adapter';
 import { Client } from '@baton/core/client';
 import { createEngine, type Engine, fireDueTimers, Worker } from '@baton/core/engine';
 import { type Harness, runUntilIdle, type SetupOptions, setup } from '../engine/helpers.ts';
@@ -71,4 +71,16 @@ export function workflowHarness(
     },
   };
   return harness;
+}
+
+/** The history page items the store holds for `actorId` (after purging expired ones). */
+export function storedPages(h: Harness, actorId: string): OverflowMark[] {
+  h.backend.store.purgeExpired();
+  return h.backend.store
+    .snapshot()
+    .flatMap((entry) => {
+      const commit = entry as { record?: { id: string }; overflow?: OverflowMark[] };
+      return commit.record?.id === actorId ? (commit.overflow ?? []) : [];
+    })
+    .filter((mark) => mark.kind === 'page');
 }

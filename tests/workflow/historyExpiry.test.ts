@@ -3,11 +3,10 @@
  * forget the pages (a few a turn) before it halts, so no page item outlives the instance.
  */
 import { defineApp, type WorkflowState, workflow } from '@baton/core';
-import type { OverflowMark } from '@baton/core/adapter';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { DROPS_PER_TURN, pageId } from '../../packages/core/src/workflow/history.ts';
-import { workflowHarness } from './harness.ts';
+import { storedPages, workflowHarness } from './harness.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 /** About 5 KB per step's result: more than half the history the record keeps, a page each. */
@@ -22,18 +21,6 @@ const Bulky = workflow({
     return steps;
   },
 });
-
-/** The page items the store holds for `actorId` (its snapshot, after purging expired ones). */
-function storedPages(h: ReturnType<typeof workflowHarness>, actorId: string): OverflowMark[] {
-  h.backend.store.purgeExpired();
-  return h.backend.store
-    .snapshot()
-    .flatMap((entry) => {
-      const commit = entry as { record?: { id: string }; overflow?: OverflowMark[] };
-      return commit.record?.id === actorId ? (commit.overflow ?? []) : [];
-    })
-    .filter((mark) => mark.kind === 'page');
-}
 
 describe('history pages of a finished instance', () => {
   it('are deleted when its retention ends, over several turns, before it halts', async () => {
