@@ -381,6 +381,43 @@ describe('ctx.continueAsNew', () => {
     expect(attempts).toBe(1);
   });
 
+  it("is refused in a call's compensation, which runs once the run has ended", async () => {
+    const Desk = actor({
+      name: 'desk',
+      state: z.object({}),
+      initial: () => ({}),
+      handlers: { hold: { payload: z.object({}), handle: () => 'held' } },
+    });
+    const Undo = workflow({
+      name: 'undo',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.call(
+          Desk.ref('d'),
+          'hold',
+          {},
+          {
+            // A compensation's context has no continueAsNew: called all the same, it is refused.
+            compensate: (_, saga) => (saga as unknown as typeof ctx).continueAsNew({}),
+          },
+        );
+        throw new TerminalError('no room');
+      },
+    });
+    const h = workflowHarness([Desk, Undo.actor]);
+    const ref = await h.client.start(Undo, 'u-1', {});
+    await h.runAll();
+    const status = await h.client.workflowStatus(ref);
+    expect(status).toMatchObject({ status: 'failed' });
+    expect(status).not.toHaveProperty('continued');
+    expect(status.error?.details?.compensationErrors).toEqual([
+      expect.objectContaining({
+        code: ErrorCode.REJECTED,
+        message: `ctx.continueAsNew of workflow "undo" was called inside a step's function or a compensation: call it from the run's code`,
+      }),
+    ]);
+  });
+
   it('pauses a run that would leave compensations kept or work under way, or give a bad input', async () => {
     // A child that runs until told: it stays under way.
     const Waiter = workflow({
