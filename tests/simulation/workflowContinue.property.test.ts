@@ -1,7 +1,7 @@
 /**
  * A workflow that continues as new, round after round, under every fault the simulation has
  * (crashes at each I/O boundary, redeliveries, messages stranded and redriven late, timeouts,
- * concurrent workers): each round's actor calls applied once — the one that may lose its race
+ * concurrent workers, a deploy mid-run): each round's actor calls applied once — the one that may lose its race
  * to a sleep and be left under way as the run ends too — each round's outside step always with
  * one key of its run's, each event consumed by one run, and the instance completes once, with
  * the last run's output.
@@ -66,12 +66,13 @@ const Meter = workflow({
 });
 
 describe('a workflow that continues as new in the simulation', () => {
-  /** Over all seeds, the paths are exercised: races the call lost, and crashes. */
-  const seen = { lostRaces: 0, crashes: 0 };
+  /** Over all seeds, the paths are exercised: races the call lost, crashes, deploys. */
+  const seen = { lostRaces: 0, crashes: 0, deploys: 0 };
   afterAll(() => {
     if (SEEDS < 8) return;
     expect(seen.lostRaces).toBeGreaterThan(0);
     expect(seen.crashes).toBeGreaterThan(0);
+    expect(seen.deploys).toBeGreaterThan(0);
   });
 
   it.each(Array.from({ length: SEEDS }, (_, i) => i + 1))(
@@ -87,6 +88,8 @@ describe('a workflow that continues as new in the simulation', () => {
         // Some messages wait in the dead-letter queue until all else is done, then come back
         // late: a call's reply among them, after its run ended.
         faults: { strand: 0.2, strandBudget: 3, agingJumpBudget: 0 },
+        // Even seeds: a deploy of the same code mid-run (new workers, no warm run kept).
+        ...(seed % 2 === 0 ? { upgrades: [[Counter, Meter.actor]] } : {}),
       });
       for (const meter of meters) {
         const ref = Meter.ref(meter);
@@ -103,7 +106,9 @@ describe('a workflow that continues as new in the simulation', () => {
         // Starting again, with the first input, is the same start.
         sim.send(ref, 'start', { input: { meter, round: 0 } });
       }
-      seen.crashes += (await sim.run()).crashes;
+      const stats = await sim.run();
+      seen.crashes += stats.crashes;
+      seen.deploys += stats.deploys;
 
       const rounds = Array.from({ length: ROUNDS }, (_, i) => i);
       for (const meter of meters) {

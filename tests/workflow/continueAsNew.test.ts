@@ -19,6 +19,22 @@ import { storedPages, workflowHarness } from './harness.ts';
 
 const MINUTE = 60_000;
 
+/** Keeps the tag of each message it applies, and replies `echo:<tag>`. */
+const Echo = actor({
+  name: 'echo',
+  state: z.object({ applied: z.array(z.string()) }),
+  initial: () => ({ applied: [] as string[] }),
+  handlers: {
+    echo: {
+      payload: z.object({ tag: z.string() }),
+      handle: (ctx, { tag }) => {
+        ctx.state.applied.push(tag);
+        return `echo:${tag}`;
+      },
+    },
+  },
+});
+
 /** Polls `total` times, 3 a run, a minute apart; each poll's step records its run and key. */
 function poller(log: { n: number; run: string; key: string }[]) {
   return workflow({
@@ -196,20 +212,6 @@ describe('ctx.continueAsNew', () => {
   });
 
   it('gives a reply to a call of the ended run to no call of the new one', async () => {
-    const Echo = actor({
-      name: 'echo',
-      state: z.object({ applied: z.array(z.string()) }),
-      initial: () => ({ applied: [] as string[] }),
-      handlers: {
-        echo: {
-          payload: z.object({ tag: z.string() }),
-          handle: (ctx, { tag }) => {
-            ctx.state.applied.push(tag);
-            return `echo:${tag}`;
-          },
-        },
-      },
-    });
     // The first run's call loses a race and is left under way; the next run's call has its number.
     const Asker = workflow({
       name: 'asker',
@@ -245,16 +247,10 @@ describe('ctx.continueAsNew', () => {
   });
 
   it('takes a reply without a run, as to an ask an earlier Baton made, while the instance never continued', async () => {
-    const Echo = actor({
-      name: 'echo',
-      state: z.object({}),
-      initial: () => ({}),
-      handlers: { echo: { payload: z.object({}), handle: () => 'echo' } },
-    });
     const Once = workflow({
       name: 'once',
       input: z.object({}),
-      run: async (ctx) => ctx.call(Echo.ref('c'), 'echo', {}),
+      run: async (ctx) => ctx.call(Echo.ref('c'), 'echo', { tag: 'once' }),
     });
     const h = workflowHarness([Echo, Once.actor]);
     await pauseActor(h.backend.store, h.backend.queue, 'echo/c', {
@@ -382,20 +378,14 @@ describe('ctx.continueAsNew', () => {
   });
 
   it("is refused in a call's compensation, which runs once the run has ended", async () => {
-    const Desk = actor({
-      name: 'desk',
-      state: z.object({}),
-      initial: () => ({}),
-      handlers: { hold: { payload: z.object({}), handle: () => 'held' } },
-    });
     const Undo = workflow({
       name: 'undo',
       input: z.object({}),
       run: async (ctx) => {
         await ctx.call(
-          Desk.ref('d'),
-          'hold',
-          {},
+          Echo.ref('d'),
+          'echo',
+          { tag: 'hold' },
           {
             // A compensation's context has no continueAsNew: called all the same, it is refused.
             compensate: (_, saga) => (saga as unknown as typeof ctx).continueAsNew({}),
@@ -404,7 +394,7 @@ describe('ctx.continueAsNew', () => {
         throw new TerminalError('no room');
       },
     });
-    const h = workflowHarness([Desk, Undo.actor]);
+    const h = workflowHarness([Echo, Undo.actor]);
     const ref = await h.client.start(Undo, 'u-1', {});
     await h.runAll();
     const status = await h.client.workflowStatus(ref);
