@@ -13,9 +13,8 @@ import {
   WORKFLOW_RUN_THREW,
   type WorkflowState,
   type WorkflowStatus,
-  type WorkflowSummary,
 } from '@baton/core';
-import { readStoredHistory, WORKFLOW_RECHECK_TIMER } from '@baton/core/engine';
+import { readStoredHistory, WORKFLOW_RECHECK_TIMER, workflowSummary } from '@baton/core/engine';
 import { causeOf } from './deadLetterCauses.ts';
 import { duration, fields, limitOption, table } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
@@ -30,22 +29,6 @@ const STATUSES: readonly WorkflowStatus[] = [
   'cancelled',
   'terminated',
 ];
-
-/** An instance's one-line summary, as `list` and `show` print it. */
-function summary(id: string, state: WorkflowState): WorkflowSummary {
-  return {
-    id,
-    status: state.status,
-    steps: stepsOf(state),
-    ...(state.startedAt === undefined ? {} : { startedAt: state.startedAt }),
-    ...(state.endedAt === undefined ? {} : { endedAt: state.endedAt }),
-    ...(state.output === undefined ? {} : { output: state.output }),
-    ...(state.error === undefined ? {} : { error: state.error }),
-    ...(state.progress === undefined ? {} : { progress: state.progress }),
-    ...(state.continued === undefined ? {} : { continued: state.continued }),
-    ...(state.paused === undefined ? {} : { paused: state.paused }),
-  };
-}
 
 const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
 
@@ -178,14 +161,15 @@ export async function workflowsShow(ctx: OpsContext): Promise<void> {
       };
     });
   const parked = letters.filter((l) => l.parked !== undefined).length;
+  // What the queries and the client give, with its times as ISO text.
+  const { deadlineAt, ...summary } = workflowSummary(id, state);
   const result = {
     workflow: name,
-    ...summary(id, state),
+    ...summary,
     ...(state.status === 'paused' ? { nextReplayAt: await nextReplay(ctx, name, id) } : {}),
-    ...(state.ending ? { ending: { status: state.ending.status, error: state.ending.error } } : {}),
     startedAt: iso(state.startedAt),
     endedAt: iso(state.endedAt),
-    ...(state.deadlineAt === undefined ? {} : { deadline: iso(state.deadlineAt) }),
+    ...(deadlineAt === undefined ? {} : { deadline: iso(deadlineAt) }),
     input: state.input ?? null,
     version: codeVersion(state),
     pendingEvents: state.signals.map((s) => s.name),
