@@ -179,7 +179,7 @@ describe('ctx.setProgress', () => {
     });
   });
 
-  it('refuses a value that is too large or not JSON, saying what to do', async () => {
+  it('refuses a value that is too large or not JSON (a Map or a Set among them), saying what to do', async () => {
     const cases: [string, (ctx: { setProgress(value: unknown): void }) => unknown, RegExp][] = [
       [
         'large',
@@ -192,6 +192,16 @@ describe('ctx.setProgress', () => {
         /the value is not JSON \(.*BigInt.*\): give plain data/,
       ],
       ['nothing', (ctx) => ctx.setProgress(undefined), /the value is not JSON \(undefined\)/],
+      [
+        'map',
+        (ctx) => ctx.setProgress({ done: new Map([['a', 1]]) }),
+        /the value is not JSON \(a Map is not JSON \(it would be stored as \{\}, its entries lost\): use a plain object or an array\)/,
+      ],
+      [
+        'set',
+        (ctx) => ctx.setProgress([new Set([1])]),
+        /the value is not JSON \(a Set is not JSON/,
+      ],
     ];
     for (const [name, set, message] of cases) {
       const Bad = workflow({

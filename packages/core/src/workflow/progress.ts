@@ -5,7 +5,7 @@
  * what a turn commits is the last value the run gave up to where it stopped in that turn.
  */
 import { BatonError, ErrorCode } from '../errors.ts';
-import { asJson } from '../shared/asJson.ts';
+import { asStrictJson } from '../shared/asJson.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
 import { schemaIssues } from '../shared/schemaIssues.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
@@ -40,7 +40,8 @@ export function checkedProgress(definition: AnyWorkflowDefinition, value: unknow
   }
   let json: unknown;
   try {
-    json = asJson(value);
+    // A Map or a Set is refused: JSON would keep it as {}, its entries lost.
+    json = asStrictJson(value);
   } catch (error) {
     throw refused(`the value is not JSON (${(error as Error).message}): give plain data`);
   }
