@@ -108,6 +108,9 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
       ...access((id, { input }: { input: unknown }) => ({ action: 'start', id, input })),
       handle: async (ctx: Ctx, { input }: { input: unknown }) => {
         if (ctx.state.status === 'new') {
+          // An id its ref() refuses (one that begins as its actor ids do) is refused here too:
+          // a door that takes an actor's id (`POST /send`) does not build the ref.
+          definition.ref(ctx.self.key);
           begin(ctx, input);
           armDeadline(definition, ctx);
           await advance(definition, ctx);
