@@ -151,7 +151,7 @@ describe('the order-fulfilment page under baton dev, in Chromium', () => {
     await expect.poll(() => text(`status-${id}`)).toBe('completed');
     await expect
       .poll(() => steps(id))
-      .toBe('✓inventory.reserve | ✓charge2 attempts | ✓wait for shipped');
+      .toBe('✓inventory.reserve | ✓charge2 attempts | ✓wait for shipped | ✓inventory.shipped');
     expect(await text(`outcome-${id}`)).toBe(`shipped: T-${id}, charge ch-1`);
     expect(payments.chargesOf(id)).toHaveLength(1);
   });
@@ -176,7 +176,7 @@ describe('the order-fulfilment page under baton dev, in Chromium', () => {
     await expect.poll(() => restarts(), { timeout: 20_000 }).toBe(2);
     await expect.poll(() => text('status-crash-1'), { timeout: 10_000 }).toBe('completed');
     expect(await steps('crash-1')).toBe(
-      '✓inventory.reserve | ✓charge2 attempts | ✓wait for shipped',
+      '✓inventory.reserve | ✓charge2 attempts | ✓wait for shipped | ✓inventory.shipped',
     );
 
     // Each order held its stock once and was charged once; nothing was refunded.

@@ -3,7 +3,7 @@
  * warehouse passes in milliseconds. Every call to the payment service is counted, and each
  * order must be charged once (one idempotency key across its retries) and refunded at most once.
  */
-import { ErrorCode, type WorkflowState } from '@baton/core';
+import { callerOf, ErrorCode, type WorkflowState } from '@baton/core';
 import { noFaults, Simulation } from '@baton/testing';
 import { describe, expect, it } from 'vitest';
 import app from './app.ts';
@@ -46,7 +46,8 @@ describe('order fulfilment', () => {
     expect(service.charges.size).toBe(1);
     expect(state.journal.find((e) => e.name === 'charge')?.attempts).toBe(3);
     expect(service.refunds.size).toBe(0);
-    expect(await sim.state(Inventory.ref('kettle'))).toEqual({ stock: 8, held: { 'o-1': 2 } });
+    // Shipped: its stock gone, its hold done with.
+    expect(await sim.state(Inventory.ref('kettle'))).toEqual({ stock: 8, held: {} });
   });
 
   it('refunds the charge and gives the stock back when the warehouse does not ship within three days', async () => {
@@ -165,9 +166,24 @@ describe('order fulfilment', () => {
     const refunded = [...service.refunds.values()].sort();
     const chargeOf = (id: string) => chargesOf(service, id)[0]!.id;
     expect(refunded).toEqual([chargeOf('b'), chargeOf('d')].sort());
+    expect(await sim.state(Inventory.ref('kettle'))).toEqual({ stock: 6, held: {} });
+  });
+});
+
+describe('who may order', () => {
+  it('anyone, of an id the inventory can keep: a longer one is refused at the door, nothing held', async () => {
+    const { sim } = await shop({ fails: () => false });
+    const input = { sku: 'kettle', qty: 1, amount: 5 };
+    const anyone = callerOf(undefined);
+    expect(() =>
+      sim.send(Fulfil.ref('o'.repeat(65)), 'start', { input }, { caller: anyone }),
+    ).toThrow(expect.objectContaining({ code: ErrorCode.FORBIDDEN }));
+    sim.send(Fulfil.ref('o'.repeat(64)), 'start', { input }, { caller: anyone });
+    // Not the three days after which an order not shipped gives its stock back.
+    await sim.run({ forMs: 60_000 });
     expect(await sim.state(Inventory.ref('kettle'))).toEqual({
-      stock: 6,
-      held: { a: 2, c: 2 },
+      stock: 9,
+      held: { ['o'.repeat(64)]: 1 },
     });
   });
 });

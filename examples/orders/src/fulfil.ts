@@ -8,7 +8,7 @@
  */
 import { workflow } from '@baton/core';
 import * as z from 'zod';
-import { Inventory, OrderBook } from './inventory.ts';
+import { Inventory, OrderBook, OrderId } from './inventory.ts';
 import { payments } from './payments.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -25,9 +25,11 @@ export const Fulfil = workflow({
   events: { shipped: z.object({ tracking: z.string() }) },
   // Where an order stands, in the shop's words: the page shows it live (`useWorkflow`).
   progress: z.object({ stage: z.enum(['holding stock', 'charging', 'awaiting shipment']) }),
-  // A demo shop without sign-in: anyone may place, follow and ship orders. A real one would
-  // check `caller` here (e.g. only the warehouse's service may send `shipped`).
+  // A demo shop without sign-in: anyone may place, follow and ship orders, of an id the
+  // inventory can keep. A real one would check `caller` here too (e.g. only the warehouse's
+  // service may send `shipped`).
   public: true,
+  authorize: (_caller, { id }) => OrderId.safeParse(id).success,
   // Orders stay on the books (the page lists every one); the default halts them after 7 days.
   retentionMs: Number.POSITIVE_INFINITY,
   run: async (ctx, { sku, qty, amount }) => {
@@ -57,6 +59,8 @@ export const Fulfil = workflow({
     ctx.setProgress({ stage: 'awaiting shipment' });
     // Typed by `events`: the payload the door checked against its schema.
     const { tracking } = await ctx.waitForEvent('shipped', { timeoutMs: SHIP_WITHIN_MS });
+    // The stock left with the parcel: the inventory keeps holds of orders not yet shipped only.
+    await ctx.call(stock, 'shipped', { orderId });
     return { charge: charge.id, tracking };
   },
 });

@@ -1,6 +1,6 @@
 /**
- * The shop's actors: an inventory per product (stock, and what each order holds of it) and the
- * order book (which orders were placed, for the page's list).
+ * The shop's actors: an inventory per product (stock, and what each order not yet shipped holds
+ * of it) and the order book (which orders were placed, for the page's list).
  */
 import { actor, query, TerminalError } from '@baton/core';
 import * as z from 'zod';
@@ -8,10 +8,12 @@ import * as z from 'zod';
 /**
  * An order id as the inventory keeps it, a key of `held`: it begins with a letter or a digit, so
  * no client's order can be named `__proto__` (which a record's parse drops), and `held` is read
- * with `Object.hasOwn`, so no name an object has of its own (`constructor`) reads as held.
+ * with `Object.hasOwn`, so no name an object has of its own (`constructor`) reads as held. At most
+ * 64 characters: every order not yet shipped is an entry of the product's record.
  */
-const OrderId = z
+export const OrderId = z
   .string()
+  .max(64)
   .regex(/^[A-Za-z0-9][\w-]*$/, 'an order id begins with a letter or a digit');
 
 export const Inventory = actor({
@@ -43,6 +45,13 @@ export const Inventory = actor({
         ctx.state.stock -= qty;
         ctx.state.held[orderId] = heldFor(ctx.state.held, orderId) + qty;
         return { left: ctx.state.stock };
+      },
+    },
+    /** The stock `orderId` holds has left the warehouse: its hold is done with. */
+    shipped: {
+      payload: z.object({ orderId: OrderId }),
+      handle: (ctx, { orderId }) => {
+        delete ctx.state.held[orderId];
       },
     },
     /** Gives back what `orderId` holds (an order that will not ship). */
