@@ -3,7 +3,14 @@
  * concurrency limit, child workflows, sagas whose compensations run in reverse on failure or
  * cancel, and terminate.
  */
-import { type Caller, defineApp, ErrorCode, type WorkflowState, workflow } from '@baton/core';
+import {
+  type Caller,
+  defineApp,
+  ErrorCode,
+  TerminalError,
+  type WorkflowState,
+  workflow,
+} from '@baton/core';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
@@ -69,6 +76,45 @@ describe('composition', () => {
     for (const item of [3, 1, 4]) await h.client.signal(ref, `item-${item}`, item);
     await h.runAll();
     expect(await h.client.result(ref)).toEqual([10, 20, 30, 40]);
+  });
+
+  it('fails on the first failure, and starts no item after it', async () => {
+    const charged: string[] = [];
+    const Charges = workflow({
+      name: 'charges',
+      input: z.object({ customers: z.array(z.string()) }),
+      run: async (ctx, { customers }) => {
+        try {
+          await ctx.map(
+            customers,
+            (customer) =>
+              ctx.step('charge', () => {
+                if (customer === 'bob') throw new TerminalError('card declined');
+                charged.push(customer);
+              }),
+            { maxConcurrency: 2 },
+          );
+          return 'all charged';
+        } catch {
+          // What a run does with a failed batch: it waits, and no item of it starts meanwhile.
+          await ctx.sleep(DAY);
+          return 'batch aborted';
+        }
+      },
+    });
+    const h = workflowHarness([Charges.actor]);
+    const ref = await h.client.start(Charges, 'c', {
+      customers: ['ann', 'bob', 'cat', 'dan', 'eve'],
+    });
+    await h.runAll();
+    expect(await h.client.result(ref)).toBe('batch aborted');
+    // Steps run one at a time: Ann's lane took Cat once Ann was charged, before Bob's step ran
+    // and failed; the map failed then, and Dan and Eve were never started.
+    expect(charged).toEqual(['ann', 'cat']);
+    const steps = ((await h.state(ref.id)) as WorkflowState).journal.filter(
+      (e) => e.name === 'charge',
+    );
+    expect(steps).toHaveLength(3);
   });
 
   it('runs a child workflow and resumes the parent with its output or its error', async () => {

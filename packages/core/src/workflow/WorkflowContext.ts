@@ -252,7 +252,7 @@ export interface WorkflowContext<
   ): Promise<OutputOf<W>>;
   /**
    * Runs the branches concurrently; resolves with their results in order (fails on the first
-   * failure). Their calls, sleeps and waits are under way together; their `ctx.step`s run in the
+   * failure, and starts no branch after it under `maxConcurrency`). Their calls, sleeps and waits are under way together; their `ctx.step`s run in the
    * instance's turn one at a time, as every step does.
    */
   parallel<T>(
@@ -261,7 +261,8 @@ export interface WorkflowContext<
   ): Promise<T[]>;
   /**
    * `fn` over each item, at most `maxConcurrency` at once; results in the items' order. As with
-   * {@link parallel}, steps among them run one at a time.
+   * {@link parallel}, steps among them run one at a time. It fails on the first failure, and
+   * starts no item after it (those under way go on, their results unread).
    */
   map<I, T>(
     items: readonly I[],

@@ -1,7 +1,7 @@
 /**
  * `ctx.map` and `ctx.parallel`: `fn` over each item, at most `maxConcurrency` under way at once,
  * in lanes that each take the next item when their last one is done, so that a run issues its
- * commands in the same order on every replay.
+ * commands in the same order on every replay. The first failure fails it: no item starts after.
  */
 import { BatonError, ErrorCode } from '../errors.ts';
 
@@ -28,11 +28,18 @@ export function mapInLanes<I, T>(
   }
   const results: T[] = new Array(items.length);
   let next = 0;
-  // Each lane takes the next item when its last one is done: the order is deterministic.
+  let failed = false;
+  // Each lane takes the next item when its last one is done: the order is deterministic. Once
+  // an item failed, the map has failed, so no lane takes another (those under way go on).
   const lane = async (): Promise<void> => {
-    while (next < items.length) {
+    while (!failed && next < items.length) {
       const index = next++;
-      results[index] = await fn(items[index] as I, index);
+      try {
+        results[index] = await fn(items[index] as I, index);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     }
   };
   const lanes = Array.from({ length: Math.min(limit, items.length) }, lane);
