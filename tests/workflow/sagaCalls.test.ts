@@ -286,6 +286,37 @@ describe('compensations that call actors', () => {
     ]);
   });
 
+  it("fails a compensation that calls on the run's ctx, saying to undo with the saga's, rather than waiting for ever", async () => {
+    const Careless = workflow({
+      name: 'careless',
+      input: z.object({}),
+      run: async (ctx) => {
+        const shelf = Shelf.ref('kettle');
+        await ctx.call(
+          shelf,
+          'reserve',
+          { orderId: 'c1', qty: 3 },
+          // The run's ctx, not the saga's: it issues nothing once the run has ended.
+          { compensate: async () => void (await ctx.call(shelf, 'release', { orderId: 'c1' })) },
+        );
+        throw new TerminalError('out of paper');
+      },
+    });
+    const h = workflowHarness([Careless.actor, Shelf]);
+    const ref = await h.client.start(Careless, 'c1', {});
+    await h.runAll();
+    const status = await h.client.workflowStatus(ref);
+    expect(status.status).toBe('failed');
+    expect(status.error?.details?.compensationErrors).toEqual([
+      expect.objectContaining({
+        code: ErrorCode.INVALID_ARGUMENT,
+        message:
+          'workflow "careless": a compensation issued call "shelf.release" on the run\'s ctx, which issues nothing once its run has ended: undo with the context a compensation is given — compensate: (result, saga) => saga.call(…)',
+      }),
+    ]);
+    expect(await shelfOf(h)).toMatchObject({ stock: 7, releases: 0 });
+  });
+
   it('logs no failed compensations for a saga whose compensations all ran', async () => {
     const Order = order([]);
     const { logger, lines } = recordingLogger();

@@ -24,7 +24,7 @@ import { journalError } from './journalError.ts';
 import { mapInLanes } from './mapInLanes.ts';
 import { checkedProgress, PROGRESS_IN_STEP_LOG } from './progress.ts';
 import type { Replayer } from './Replayer.ts';
-import { journaled } from './replayErrors.ts';
+import { journaled, runContextInCompensation } from './replayErrors.ts';
 import { replayLogger } from './replayLogger.ts';
 import type { Slot } from './replayTypes.ts';
 import { checkRetryPolicy } from './retry.ts';
@@ -82,6 +82,9 @@ export class ReplayContext implements WorkflowContext {
   }
 
   #issue(kind: CommandKind, name: string, to?: string): Slot | undefined {
+    if (this.#origin === 'run' && this.#replayer.sagas.inCompensation) {
+      throw runContextInCompensation(this.workflow, kind, name);
+    }
     return this.#replayer.issue(kind, name, this.#origin, to);
   }
 

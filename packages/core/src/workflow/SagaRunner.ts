@@ -32,6 +32,12 @@ export class SagaRunner {
   readonly #undoing = new Set<Promise<void>>();
   readonly #undoErrors: SerializedError[] = [];
 
+  /**
+   * Whether a compensation's function is being called (its synchronous part): a command of the
+   * run's own `ctx` then is the compensation's, which the run's ended context would never issue.
+   */
+  inCompensation = false;
+
   constructor(context: () => ReplayContext) {
     this.#context = context;
   }
@@ -58,7 +64,7 @@ export class SagaRunner {
   undo(compensate: (saga: ReplayContext) => unknown): void {
     const saga = this.#context();
     const running: Promise<void> = Promise.resolve()
-      .then(() => compensate(saga))
+      .then(() => this.#call(() => compensate(saga)))
       .then(
         () => {},
         (error: unknown) => void this.#undoErrors.push(saga.told(error).toJSON()),
@@ -91,7 +97,7 @@ export class SagaRunner {
       for (const compensation of list) {
         try {
           if (compensation.step) await ctx.compensate(compensation.name, compensation.fn, retry);
-          else await compensation.fn(ctx);
+          else await this.#call(() => compensation.fn(ctx));
         } catch (error) {
           errors.push(ctx.told(error).toJSON());
         }
@@ -99,5 +105,15 @@ export class SagaRunner {
     })().then(() => {
       this.#status = { errors };
     });
+  }
+
+  /** `fn()`, with {@link inCompensation} set while it runs. */
+  #call<T>(fn: () => T): T {
+    this.inCompensation = true;
+    try {
+      return fn();
+    } finally {
+      this.inCompensation = false;
+    }
   }
 }

@@ -58,6 +58,18 @@ export function raceEntryRefused(workflow: string, index: number): BatonError {
   );
 }
 
+/**
+ * INVALID_ARGUMENT: a compensation issued a command on the run's `ctx`, which issues nothing
+ * once its run has ended (the command would wait for ever): the compensation fails, saying so.
+ */
+export function runContextInCompensation(workflow: string, kind: string, name: string): BatonError {
+  return new BatonError(
+    ErrorCode.INVALID_ARGUMENT,
+    `workflow "${workflow}": a compensation issued ${kind} "${name}" on the run's ctx, which issues nothing once its run has ended: undo with the context a compensation is given — compensate: (result, saga) => saga.call(…)`,
+    { details: { workflow, kind, name } },
+  );
+}
+
 /** NON_DETERMINISTIC: the run awaits a promise that is not a command (see `#awaitsOutside`). */
 export function awaitsOutside(workflow: string): BatonError {
   return new BatonError(
