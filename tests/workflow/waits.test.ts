@@ -205,8 +205,8 @@ describe('waiting in a workflow', () => {
     const h = workflowHarness([Legacy.actor]);
     const ref = await h.client.start(Legacy, 'l', {});
     await h.runAll({ until: h.clock.now() });
-    // The record as an earlier release left it: no `races`.
-    await h.rewriteState(ref.id, ({ races: _races, ...state }) => state);
+    // The record as an earlier release left it: no `races`, no `waits`.
+    await h.rewriteState(ref.id, ({ races: _races, waits: _waits, ...state }) => state);
     await h.client.signal(ref, 'begin');
     await h.runAll({ until: h.clock.now() + 2 * DAY }); // the sleep wins
     expect((await h.client.workflowStatus(ref)).status).toBe('waiting');
@@ -290,11 +290,57 @@ describe('waiting in a workflow', () => {
     ]);
   });
 
-  it('arms the timeout of a wait whose event an earlier wait took', async () => {
+  it('pauses a run that waits for an event while a wait for it is under way: a Promise.race loser would take it, unread', async () => {
+    const HOUR = 60 * 60 * 1000;
+    const reminded: string[] = [];
+    const approval = (version: string, native: boolean) =>
+      workflow({
+        name: 'approval',
+        version,
+        input: z.object({}),
+        events: { approve: z.object({ by: z.string() }) },
+        run: async (ctx) => {
+          for (let round = 0; round < 5; round++) {
+            const wait = ctx.waitForEvent('approve');
+            const nap = ctx.sleep(HOUR);
+            // Promise.race cancels nothing: its losing wait would go on waiting.
+            const won = native
+              ? await Promise.race([wait, nap.then(() => null)])
+              : await ctx.race([wait, nap]).then((r) => (r.index === 0 ? r.value : null));
+            if (won) return `approved by ${won.by}`;
+            await ctx.step('remind', () => void reminded.push(`${ctx.id}:${round}`));
+          }
+          return 'gave up';
+        },
+      });
+    const h = workflowHarness([approval('1', true).actor]);
+    const ref = await h.client.start(approval('1', true), 'a-1', {});
+    await h.runAll({ until: h.clock.now() + 1.5 * HOUR }); // one reminder, then the next wait
+    const paused = await h.client.workflowStatus(ref);
+    expect(paused.status).toBe('paused');
+    expect(paused.paused?.error).toMatchObject({
+      message: expect.stringContaining(
+        'ctx.waitForEvent("approve") while an earlier wait for it (command 0) is under way, which would take the next "approve" first: a wait that lost a Promise.race still waits, so race with ctx.race',
+      ),
+    });
+    expect(reminded).toEqual(['a-1:0']);
+    // Racing with ctx.race, the loser is cancelled: the approval after a reminder is taken.
+    const fixed = approval('2', false);
+    h.deploy([fixed.actor]);
+    const next = await h.client.start(fixed, 'a-2', {});
+    await h.runAll({ until: h.clock.now() + 1.5 * HOUR });
+    await h.client.signal(next, 'approve', { by: 'ann' });
+    await h.runAll({ until: h.clock.now() });
+    expect(await h.client.result(next)).toBe('approved by ann');
+    expect(reminded.filter((r) => r.startsWith('a-2'))).toEqual(['a-2:0']);
+  });
+
+  it('arms the timeout of a wait whose event an earlier wait took, in a run an earlier release started', async () => {
     const Pair = workflow({
       name: 'pair',
       input: z.object({}),
       run: async (ctx) => {
+        await ctx.waitForEvent('begin');
         const first = ctx.waitForEvent('part');
         const second = ctx.waitForEvent('part', { timeoutMs: DAY });
         const got = [await first];
@@ -314,9 +360,15 @@ describe('waiting in a workflow', () => {
     await h.client.signal(both, 'part', 'b');
     for (const { key } of [ref, both]) await h.client.start(Pair, key, {});
     await h.runAll({ until: h.clock.now() });
+    for (const { id } of [ref, both]) {
+      // The record as an earlier release left it: no `waits`, so two may be under way.
+      await h.rewriteState(id, ({ waits: _waits, ...state }) => state);
+    }
+    for (const instance of [ref, both]) await h.client.signal(instance, 'begin');
+    await h.runAll({ until: h.clock.now() });
     // The second wait of "p" found no event left: it waits, on its timeout.
     expect(await h.client.workflowStatus(ref)).toMatchObject({ status: 'waiting' });
-    expect((await h.backend.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['wf:1']);
+    expect((await h.backend.store.listTimers(ref.id)).map((t) => t.id)).toEqual(['wf:2']);
     await h.runAll();
 
     expect(await h.client.result(ref)).toEqual(['a', ErrorCode.TIMED_OUT]);

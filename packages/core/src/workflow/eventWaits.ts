@@ -2,7 +2,8 @@
  * A run's waits for events, and the timeouts of waits and callbacks: an event that came before
  * its wait is handed over once the run is quiescent; a timeout arms the command's timer.
  */
-import type { Outcome, WorkflowState } from './journal.ts';
+import { BatonError, ErrorCode } from '../errors.ts';
+import { type Outcome, recordEntries, type WorkflowState } from './journal.ts';
 import type { ReplayHost, Slot } from './replayTypes.ts';
 
 /** The replayer, as a hand-over sees it. */
@@ -50,4 +51,23 @@ export function armTimeout(
   if (timeoutMs === undefined || !host) return;
   slot.entry.until = host.now() + timeoutMs;
   host.schedule(slot.seq, slot.entry.until, 'timeout');
+}
+
+/**
+ * INVALID_ARGUMENT for a new wait for event `name` while an earlier one is pending, in a run
+ * that takes one at a time (`waits` in the record), else `undefined`: events settle waits in
+ * issue order, so the earlier one would take the next such event. That earlier wait is most often one that lost a `Promise.race`, which cancels nothing
+ * and so leaves it waiting: the event the run means to take would go to it, unread.
+ */
+export function waitingAlready(state: WorkflowState, name: string): BatonError | undefined {
+  if (state.waits !== 'one') return undefined;
+  const earlier = recordEntries(state).find(
+    (e) => e.kind === 'event' && e.name === name && e.state === 'pending',
+  );
+  if (!earlier) return undefined;
+  return new BatonError(
+    ErrorCode.INVALID_ARGUMENT,
+    `ctx.waitForEvent("${name}") while an earlier wait for it (command ${earlier.seq}) is under way, which would take the next "${name}" first: a wait that lost a Promise.race still waits, so race with ctx.race, which cancels its losers; to take several "${name}" events, wait for them one after another`,
+    { details: { event: name, seq: earlier.seq } },
+  );
 }
