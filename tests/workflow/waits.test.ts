@@ -335,6 +335,23 @@ describe('waiting in a workflow', () => {
     expect(reminded.filter((r) => r.startsWith('a-2'))).toEqual(['a-2:0']);
   });
 
+  it('pauses a run racing nothing, saying a race needs an entry', async () => {
+    const Empty = workflow({
+      name: 'empty',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.race([]);
+        return null;
+      },
+    });
+    const h = workflowHarness([Empty.actor]);
+    const ref = await h.client.start(Empty, 'e', {});
+    await h.runAll({ until: h.clock.now() });
+    expect((await h.client.workflowStatus(ref)).paused?.error.message).toContain(
+      "ctx.race([...]) needs one or more of ctx's promises to race, got none: a race of nothing would never settle",
+    );
+  });
+
   it('arms the timeout of a wait whose event an earlier wait took, in a run an earlier release started', async () => {
     const Pair = workflow({
       name: 'pair',

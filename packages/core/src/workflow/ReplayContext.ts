@@ -16,7 +16,7 @@ import type { JsonOf } from '../jsonOf.ts';
 import type { Logger } from '../logger.ts';
 import { callbackToken } from './callbackToken.ts';
 import { compensatedCall, keepCallCompensation } from './callCompensation.ts';
-import { checkCompensate, checkName, checkTimeout, dueAt } from './contextArguments.ts';
+import { checkCompensate, checkName, checkRaced, checkTimeout, dueAt } from './contextArguments.ts';
 import { ContinueAsNew, nextInput } from './continueAsNew.ts';
 import { armTimeout } from './eventWaits.ts';
 import type { CommandKind } from './journal.ts';
@@ -253,6 +253,7 @@ export class ReplayContext implements WorkflowContext {
   }
 
   race<const T extends readonly Promise<unknown>[]>(commands: T): Promise<RaceResult<T>> {
+    checkRaced(commands);
     const replayer = this.#replayer;
     const seqs = commands.map((command) => replayer.slotOf.get(command));
     // A run started now races only what it can cancel (see `races` in the record): an entry

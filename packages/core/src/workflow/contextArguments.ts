@@ -41,6 +41,16 @@ export function checkName(where: string, name: unknown): void {
   }
 }
 
+/** What `ctx.race` takes, checked: INVALID_ARGUMENT unless an array of one or more entries. */
+export function checkRaced(commands: unknown): void {
+  if (!Array.isArray(commands) || commands.length === 0) {
+    throw new BatonError(
+      ErrorCode.INVALID_ARGUMENT,
+      `ctx.race([...]) needs one or more of ctx's promises to race, got ${Array.isArray(commands) ? 'none' : typeof commands}: a race of nothing would never settle`,
+    );
+  }
+}
+
 /** The latest time a `Date` holds (the year 275760), epoch ms. */
 const LATEST_DATE_MS = 8.64e15;
 
