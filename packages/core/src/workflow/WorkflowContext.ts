@@ -285,7 +285,9 @@ export interface WorkflowContext<
   uuid(): string;
   /**
    * Whether this run takes the new path of change `id`: true for runs that reach this point on
-   * code with the patch, false for a run replaying a history recorded before it.
+   * code with the patch, false for a run replaying a history recorded before it. It answers for
+   * this point: a later call past the history is true, so call it once for a change that spans
+   * several places and keep the answer.
    * @example
    * if (ctx.patched('send-receipt')) await ctx.step('receipt', sendReceipt);
    */
