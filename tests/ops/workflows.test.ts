@@ -99,6 +99,34 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect((await baton('workflows', 'list', '--app', APP)).out).toMatch(
       /^WORKFLOW\s+ID\s+STATUS\s+STEPS[\s\S]*\nship\s+a\s+waiting\s+2\s/,
     );
+    // Past --limit: the next page of the workflow it stopped in, and the workflows it did not
+    // look at, each with the command that lists them as this listing asked.
+    const firstPage = (
+      await baton('workflows', 'list', '--app', APP, '--limit', '2', '--json')
+    ).json();
+    expect(firstPage).toMatchObject({ cursorOf: 'ship', unlisted: ['bulk'] });
+    const lines = (await baton('workflows', 'list', '--app', APP, '--limit', '2')).out.split('\n');
+    expect(lines).toContain(
+      `more: ${hint(`workflows list ship --limit 2 --cursor ${firstPage.cursor}`)}`,
+    );
+    expect(lines).toContain(
+      `not looked at, past --limit 2: bulk — ${hint('workflows list bulk --limit 2')}`,
+    );
+    const nextPage = await baton(
+      'workflows',
+      'list',
+      'ship',
+      '--limit',
+      '2',
+      '--cursor',
+      firstPage.cursor,
+      '--json',
+    );
+    expect(
+      [...firstPage.instances, ...nextPage.json().instances]
+        .map((i: { id: string }) => i.id)
+        .sort(),
+    ).toEqual(['a', 'b', 'c', 'd']);
 
     const shown = await baton('workflows', 'show', 'ship', 'a', '--json');
     expect(shown.json()).toMatchObject({

@@ -25,13 +25,10 @@ export interface PausedFound {
   readonly complete: boolean;
 }
 
-/** The command that lists the paused instances: of their workflow, when they are all of one. */
-export function listPaused(stuck: readonly PausedWorkflow[], follow: FollowUp): string {
-  const names = new Set(stuck.map((w) => w.workflow));
-  const [only] = names;
-  return names.size === 1 && only !== undefined
-    ? follow`workflows list ${only} --status paused`
-    : follow`workflows list --status paused --app <entry>`;
+/** The commands that list the paused instances, one per workflow, each to run as it is. */
+export function listPaused(stuck: readonly PausedWorkflow[], follow: FollowUp): string[] {
+  const names = [...new Set(stuck.map((w) => w.workflow))].sort();
+  return names.map((name) => follow`workflows list ${name} --status paused`);
 }
 
 /** How many parked messages each actor holds, most first. */
@@ -127,7 +124,8 @@ export function pausedWorkflowsLine(
     names.size === 1 && only !== undefined
       ? [follow`workflows show ${only} <id>`, follow`workflows resume ${only} <id>`]
       : [follow`workflows show <workflow> <id>`, follow`workflows resume <workflow> <id>`];
-  return `${line}: ${named.join(', ')} — ${listPaused(workflows, follow)} lists them, ${show} says why; ${resume} once code that replays it runs`;
+  const lists = listPaused(workflows, follow);
+  return `${line}: ${named.join(', ')} — ${lists.join(' and ')} ${lists.length > 1 ? 'list' : 'lists'} them, ${show} says why; ${resume} once code that replays it runs`;
 }
 
 /**

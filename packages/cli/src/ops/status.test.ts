@@ -344,9 +344,12 @@ describe('baton status of workflow instances a deploy paused', () => {
     ]);
     const status = await readStatus(two, 0, plain);
     expect(status.paused.workflows.map((w) => w.id)).toEqual(["wf-bill/it's", 'wf-ship/a']);
-    expect(status.problems[0]).toContain('(baton workflows list --status paused --app <entry>)');
+    // A command per workflow, each to run as it is.
+    expect(status.problems[0]).toContain(
+      '(baton workflows list bill --status paused; baton workflows list ship --status paused)',
+    );
     expect((await humanOf(two)).split('\n')).toContain(
-      "paused workflows    2 instance(s): bill/it's (version 7), ship/a (version 2) — baton workflows list --status paused --app <entry> lists them, baton workflows show <workflow> <id> says why; baton workflows resume <workflow> <id> once code that replays it runs",
+      "paused workflows    2 instance(s): bill/it's (version 7), ship/a (version 2) — baton workflows list bill --status paused and baton workflows list ship --status paused list them, baton workflows show <workflow> <id> says why; baton workflows resume <workflow> <id> once code that replays it runs",
     );
     // One instance: its id shell-quoted in the hint.
     const { target: quoted } = scanning([recordItem("wf-bill/it's", { state: pausedState('7') })]);

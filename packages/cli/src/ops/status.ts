@@ -143,7 +143,7 @@ export async function readStatus(
   const watching = stuckHere ? [] : failingLine(failing, now, INBOX_AGE_MS, follow);
   if (stuck.length > 0) {
     problems.push(
-      `${stuck.length} workflow instance(s) paused: ${stuck.every((w) => w.threw) ? 'their run threw an unexpected error' : stuck.some((w) => w.threw) ? 'their code does not replay their history, or their run threw an unexpected error' : 'their code does not replay their history'} (${listPaused(stuck, follow)}): one a deploy still rolling out paused is replayed on its own within about half an hour; else deploy code that replays them (or fixes what they threw), then resume them (see PausedWorkflowsAlarm in docs/operations.md)`,
+      `${stuck.length} workflow instance(s) paused: ${stuck.every((w) => w.threw) ? 'their run threw an unexpected error' : stuck.some((w) => w.threw) ? 'their code does not replay their history, or their run threw an unexpected error' : 'their code does not replay their history'} (${listPaused(stuck, follow).join('; ')}): one a deploy still rolling out paused is replayed on its own within about half an hour; else deploy code that replays them (or fixes what they threw), then resume them (see PausedWorkflowsAlarm in docs/operations.md)`,
     );
   }
   if (oldestDue !== null && oldestDue > TIMER_LAG_MS) {

@@ -57,8 +57,10 @@ export async function workflowsList(ctx: OpsContext): Promise<void> {
   }
   const { dynamodb, names: target } = await ctx.target();
   const instances: Record<string, unknown>[] = [];
-  let cursor: string | undefined;
-  for (const name of names) {
+  // Where the listing stopped once `limit` matched: that workflow's next page, if any, and the
+  // workflows after it, not looked at.
+  let stopped: { workflow: string; cursor?: string; unlisted: string[] } | undefined;
+  for (const [at, name] of names.entries()) {
     // Pages of the type until `limit` instances match the status (or the type ends).
     let from = ctx.values.cursor;
     do {
@@ -82,13 +84,27 @@ export async function workflowsList(ctx: OpsContext): Promise<void> {
       }
       from = page.cursor;
     } while (from && instances.length < limit);
-    if (instances.length >= limit) {
-      cursor = from;
+    const unlisted = names.slice(at + 1);
+    if (instances.length >= limit && (from || unlisted.length > 0)) {
+      stopped = { workflow: name, ...(from ? { cursor: from } : {}), unlisted };
       break;
     }
   }
-  const result = { instances, ...(cursor ? { cursor } : {}) };
-  const only = names.length === 1 ? names[0] : undefined;
+  // `workflows list <name>` as this listing asked (its status and limit), from `cursor`.
+  const again = (name: string, cursor?: string) => {
+    const [f, n] = [ctx.followUp, String(limit)];
+    if (status && cursor)
+      return f`workflows list ${name} --status ${status} --limit ${n} --cursor ${cursor}`;
+    if (status) return f`workflows list ${name} --status ${status} --limit ${n}`;
+    if (cursor) return f`workflows list ${name} --limit ${n} --cursor ${cursor}`;
+    return f`workflows list ${name} --limit ${n}`;
+  };
+  const result = {
+    instances,
+    // The next page of the workflow the listing stopped in (`cursorOf`), and those after it.
+    ...(stopped?.cursor ? { cursor: stopped.cursor, cursorOf: stopped.workflow } : {}),
+    ...(stopped && stopped.unlisted.length > 0 ? { unlisted: stopped.unlisted } : {}),
+  };
   ctx.print(result, (r) =>
     [
       r.instances.length === 0
@@ -102,13 +118,10 @@ export async function workflowsList(ctx: OpsContext): Promise<void> {
             'endedAt',
             'error',
           ]),
-      ...(r.cursor && only
+      ...(stopped?.cursor ? [`more: ${again(stopped.workflow, stopped.cursor)}`] : []),
+      ...(stopped && stopped.unlisted.length > 0
         ? [
-            `more: ${
-              status
-                ? ctx.followUp`workflows list ${only} --status ${status} --cursor ${r.cursor}`
-                : ctx.followUp`workflows list ${only} --cursor ${r.cursor}`
-            }`,
+            `not looked at, past --limit ${limit}: ${stopped.unlisted.join(', ')} — ${again(stopped.unlisted[0]!)}${stopped.unlisted.length > 1 ? ', and likewise for the others' : ''}`,
           ]
         : []),
     ].join('\n'),
