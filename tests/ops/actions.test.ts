@@ -1192,7 +1192,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(fired.code).toBe(1);
     expect(fired.err).toMatch(/note\/t has no pending timer soon: it fired or was cancelled/);
     // The engine's refusal, too, names its next command with this run's target flags.
-    expect(fired.err).toContain(`list them with \`${hint('timers list note/t')}\``);
+    expect(fired.err).toContain(`list them with ${hint('timers list note/t')}`);
 
     const messageId = 'ingress:["note/tt","k-1"]';
     for (const action of ['show', 'redrive', 'purge']) {

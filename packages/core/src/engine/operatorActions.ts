@@ -275,7 +275,7 @@ export async function cancelTimer(
       if (parked) throw parkedFireRefused(parked, followUp);
       throw new BatonError(
         ErrorCode.NOT_FOUND,
-        `${actorId} has no pending timer ${timerId}: it fired or was cancelled; list them with \`${followUp`timers list ${actorId}`}\``,
+        `${actorId} has no pending timer ${timerId}: it fired or was cancelled; list them with ${followUp`timers list ${actorId}`}`,
         { details: { actorId, timerId } },
       );
     }
@@ -367,7 +367,7 @@ const typeOf = (actorId: string) => parseActorId(actorId)?.type ?? '';
 function noDeadLetter(actorId: string, messageId: string, followUp: FollowUp): BatonError {
   return new BatonError(
     ErrorCode.NOT_FOUND,
-    `${actorId} keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; list them with \`${followUp`dead-letters list`}\``,
+    `${actorId} keeps no dead letter ${messageId}: it was redriven or purged already, or never dead-lettered; list them with ${followUp`dead-letters list`}`,
     { details: { actorId, messageId } },
   );
 }
