@@ -328,6 +328,15 @@ describe('workflow drills through the baton CLI on DynamoDB Local and ElasticMQ'
     expect(missing.err.endsWith(`list them with ${hint('workflows list ship')}`)).toBe(true);
     expect((await baton('workflows', 'show', 'wf-ship/a', 'a')).code).toBe(2);
     expect((await baton('workflows', 'list', 'ship', '--status', 'asleep')).code).toBe(2);
+    // A misspelt workflow: refused with the nearest by --app, else its empty list says so.
+    const typo = await baton('workflows', 'list', 'shp', '--app', APP);
+    expect(typo.code).toBe(2);
+    expect(typo.err).toContain(
+      `the app defines no workflow "shp" (it has ship, bulk). Did you mean ${hint('workflows list ship')}?`,
+    );
+    expect((await baton('workflows', 'list', 'shp')).out).toBe(
+      "no instances of shp (--app <entry> checks the name against the app's workflows)",
+    );
     expect(await shelf()).toEqual({ stock: 4, releases: 1 });
   });
 

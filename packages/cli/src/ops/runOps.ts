@@ -30,7 +30,8 @@ import {
   workflowsTerminate,
 } from './workflowActions.ts';
 import { workflowsExport } from './workflowExport.ts';
-import { workflowsList, workflowsShow } from './workflows.ts';
+import { workflowsShow } from './workflows.ts';
+import { workflowsList } from './workflowsList.ts';
 
 /** A command; one whose finding sets its exit code (`status`) resolves with that code. */
 type Command = (ctx: OpsContext) => Promise<unknown>;
