@@ -462,4 +462,39 @@ describe('ctx.continueAsNew', () => {
       expect(status, name).not.toHaveProperty('continued');
     }
   });
+
+  it('pauses a run that caught what it throws and returned, rather than completing as the code did not mean', async () => {
+    const Caught = (version: string, letThrough: boolean) =>
+      workflow({
+        name: 'caught',
+        version,
+        input: z.object({ n: z.number() }),
+        run: async (ctx, { n }) => {
+          await ctx.step('tick', () => n);
+          if (n > 0) return n;
+          try {
+            ctx.continueAsNew({ n: n + 1 });
+          } catch (error) {
+            if (letThrough) throw error;
+          }
+          return -1;
+        },
+      });
+    const h = workflowHarness([Caught('1', false).actor]);
+    const ref = await h.client.start(Caught('1', false), 'c-1', { n: 0 });
+    await h.runAll({ until: h.clock.now() });
+    const status = await h.client.workflowStatus(ref);
+    expect(status.status).toBe('paused');
+    expect(status.paused?.error.message).toContain(
+      'threw INVALID_ARGUMENT: workflow "caught" returned after ctx.continueAsNew, which ends the run by throwing: a try around it caught that and the run went on. Let it through',
+    );
+    h.deploy([Caught('2', true).actor]);
+    await h.client.resumeWorkflow(ref);
+    await h.runAll({ until: h.clock.now() });
+    expect(await h.client.workflowStatus(ref)).toMatchObject({
+      status: 'completed',
+      output: 1,
+      continued: 1,
+    });
+  });
 });

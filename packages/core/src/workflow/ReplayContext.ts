@@ -48,6 +48,8 @@ export class ReplayContext implements WorkflowContext {
   readonly #replayer: Replayer;
   readonly #origin: 'run' | 'runner';
   #log: Logger | undefined;
+  /** Whether the run called `continueAsNew`: a run that returns all the same caught its marker. */
+  continuing = false;
 
   constructor(replayer: Replayer, origin: 'run' | 'runner') {
     this.#replayer = replayer;
@@ -370,7 +372,9 @@ export class ReplayContext implements WorkflowContext {
         `ctx.continueAsNew of workflow "${replayer.definition.name}" was called inside a step's function or a compensation: call it from the run's code`,
       );
     }
-    throw new ContinueAsNew(nextInput(replayer.definition, input));
+    const next = new ContinueAsNew(nextInput(replayer.definition, input));
+    this.continuing = true;
+    throw next;
   }
 
   patched(id: string): boolean {

@@ -1,3 +1,4 @@
+import { BatonError, ErrorCode } from '../errors.ts';
 import { checkOutput } from './checkOutput.ts';
 import { ContinueAsNew } from './continueAsNew.ts';
 import type { WorkflowState } from './journal.ts';
@@ -26,13 +27,19 @@ export interface RunStarter {
  */
 export function startRun(
   replayer: RunStarter,
-  ctx: Parameters<AnyWorkflowDefinition['run']>[0],
+  ctx: Parameters<AnyWorkflowDefinition['run']>[0] & { readonly continuing: boolean },
   ended: (run: RunEnd) => void,
 ): void {
   Promise.resolve()
     .then(() => replayer.definition.run(ctx, replayer.state.input))
     .then(
       (value) => {
+        // The run caught what ctx.continueAsNew threw (a try around it): a misuse, which pauses
+        // it, rather than an end the code did not mean.
+        if (ctx.continuing) {
+          ended({ ok: false, error: continueCaught(replayer.definition.name) });
+          return;
+        }
         const output =
           replayer.state.status === 'completed'
             ? { ok: true as const, output: value }
@@ -45,4 +52,12 @@ export function startRun(
         } else ended({ ok: false, error });
       },
     );
+}
+
+/** INVALID_ARGUMENT: the run returned after `ctx.continueAsNew`, whose marker it caught. */
+function continueCaught(workflow: string): BatonError {
+  return new BatonError(
+    ErrorCode.INVALID_ARGUMENT,
+    `workflow "${workflow}" returned after ctx.continueAsNew, which ends the run by throwing: a try around it caught that and the run went on. Let it through (rethrow what you did not throw yourself), deploy, and resume the instance`,
+  );
 }
