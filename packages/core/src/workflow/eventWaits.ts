@@ -56,8 +56,9 @@ export function armTimeout(
 /**
  * INVALID_ARGUMENT for a new wait for event `name` while an earlier one is pending, in a run
  * that takes one at a time (`waits` in the record), else `undefined`: events settle waits in
- * issue order, so the earlier one would take the next such event. That earlier wait is most often one that lost a `Promise.race`, which cancels nothing
- * and so leaves it waiting: the event the run means to take would go to it, unread.
+ * issue order, so the earlier one would take the next such event. That earlier wait is most
+ * often one that lost a `Promise.race`, which cancels nothing and so leaves it waiting: the
+ * event the run means to take would go to it, unread.
  */
 export function waitingAlready(state: WorkflowState, name: string): BatonError | undefined {
   if (state.waits !== 'one') return undefined;
