@@ -9,6 +9,7 @@ export {
   WORKFLOW_COMPENSATIONS_FAILED_LOG,
   WORKFLOW_LEFT_PAUSED_LOG,
 } from '../workflow/advance.ts';
+export { WAIT_BEHIND_LOG } from '../workflow/eventWaits.ts';
 export { summarize as workflowSummary } from '../workflow/journal.ts';
 export { PROGRESS_IN_STEP_LOG } from '../workflow/progress.ts';
 // An operator's way to an instance by its stored key (see the function).

@@ -18,7 +18,7 @@ import { callbackToken } from './callbackToken.ts';
 import { compensatedCall, keepCallCompensation } from './callCompensation.ts';
 import { checkCompensate, checkName, checkRaced, checkTimeout, dueAt } from './contextArguments.ts';
 import { ContinueAsNew, nextInput } from './continueAsNew.ts';
-import { armTimeout } from './eventWaits.ts';
+import { armTimeout, warnIfBehind } from './eventWaits.ts';
 import type { CommandKind } from './journal.ts';
 import { journalError } from './journalError.ts';
 import { mapInLanes } from './mapInLanes.ts';
@@ -226,6 +226,7 @@ export class ReplayContext implements WorkflowContext {
     const slot = this.#issue('event', name);
     if (!slot) return NEVER;
     if (slot.fresh) {
+      warnIfBehind(this.#replayer, slot, name);
       // An event that came before its wait is handed over once the run is quiescent (see
       // `handOver` in eventWaits.ts), not now: a race of two such waits must leave the loser's
       // event.

@@ -15,7 +15,7 @@ import { cancelCommands, leftByFailedRun } from './cancelCommands.ts';
 import { mismatch, neverReached, reissue, unexpectedCommand } from './commandMatching.ts';
 import { runReturned } from './continueAsNew.ts';
 import { drain } from './drain.ts';
-import { handOver, waitingAlready } from './eventWaits.ts';
+import { handOver } from './eventWaits.ts';
 import { HistoryCursor } from './HistoryCursor.ts';
 import {
   type CommandKind,
@@ -148,8 +148,6 @@ export class Replayer {
     }
     if (origin === 'run' && this.#frozen) return undefined;
     if (!this.host) return undefined;
-    const waiting = kind === 'event' ? waitingAlready(this.state, name) : undefined;
-    if (waiting) throw waiting;
     this.#seq++;
     const entry: JournalEntry = { seq, kind, name, state: 'pending', at: this.host.now() };
     if (origin === 'runner') entry.saga = true;

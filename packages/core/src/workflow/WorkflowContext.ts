@@ -228,9 +228,8 @@ export interface WorkflowContext<
   /**
    * Waits for the event `name` (`client.signal`). An event that arrived before the wait is kept
    * and consumed by the first wait for it; each event is consumed once. With the workflow's
-   * `events`, `name` is one of them and the payload is typed (and parsed) by its schema. One
-   * wait per name at a time: race it with {@link race}, not `Promise.race`, whose losing wait
-   * would go on waiting (a second wait while it does pauses the run).
+   * `events`, `name` is one of them and the payload is typed (and parsed) by its schema. Race
+   * it with {@link race}, not `Promise.race`, whose losing wait goes on and takes the next event.
    */
   readonly waitForEvent: WaitForEvent<Events>;
   /** A callback whose token an outside system completes (`client.completeCallback`). */

@@ -2,12 +2,12 @@
  * A run's waits for events, and the timeouts of waits and callbacks: an event that came before
  * its wait is handed over once the run is quiescent; a timeout arms the command's timer.
  */
-import { BatonError, ErrorCode } from '../errors.ts';
 import { type Outcome, recordEntries, type WorkflowState } from './journal.ts';
 import type { ReplayHost, Slot } from './replayTypes.ts';
 
 /** The replayer, as a hand-over sees it. */
 export interface EventWaiter {
+  readonly definition: { readonly name: string };
   readonly host: ReplayHost | undefined;
   readonly state: WorkflowState;
   /** Journals a result that comes in this turn, and resolves the wait's promise with it. */
@@ -53,22 +53,23 @@ export function armTimeout(
   host.schedule(slot.seq, slot.entry.until, 'timeout');
 }
 
+/** What the worker logs (at warn) for a wait issued while another for its event is under way. */
+export const WAIT_BEHIND_LOG =
+  'a wait for this event is under way already, and takes it first: most often a Promise.race loser (Promise.race cancels nothing); race with ctx.race, and wait for several events of one name one after another';
+
 /**
- * INVALID_ARGUMENT for a new wait for event `name` while an earlier one is pending, in a run
- * that takes one at a time (`waits` in the record), else `undefined`: events settle waits in
- * issue order, so the earlier one would take the next such event. That earlier wait is most
- * often one that lost a `Promise.race`, which cancels nothing and so leaves it waiting: the
- * event the run means to take would go to it, unread.
+ * Logs {@link WAIT_BEHIND_LOG} when the new wait `slot` for event `name` has an earlier one of
+ * the run's still pending: events go to waits in issue order, so that one takes the next.
  */
-export function waitingAlready(state: WorkflowState, name: string): BatonError | undefined {
-  if (state.waits !== 'one') return undefined;
-  const earlier = recordEntries(state).find(
-    (e) => e.kind === 'event' && e.name === name && e.state === 'pending',
+export function warnIfBehind(replayer: EventWaiter, slot: Slot, name: string): void {
+  const earlier = recordEntries(replayer.state).find(
+    (e) => e.kind === 'event' && e.name === name && e.state === 'pending' && e.seq < slot.seq,
   );
-  if (!earlier) return undefined;
-  return new BatonError(
-    ErrorCode.INVALID_ARGUMENT,
-    `ctx.waitForEvent("${name}") while an earlier wait for it (command ${earlier.seq}) is under way, which would take the next "${name}" first: a wait that lost a Promise.race still waits, so race with ctx.race, which cancels its losers; to take several "${name}" events, wait for them one after another`,
-    { details: { event: name, seq: earlier.seq } },
-  );
+  if (!earlier) return;
+  replayer.host?.log.warn(WAIT_BEHIND_LOG, {
+    workflow: replayer.definition.name,
+    event: name,
+    seq: slot.seq,
+    earlier: earlier.seq,
+  });
 }

@@ -155,7 +155,6 @@ export function begin(ctx: Ctx, input: unknown): void {
   state.runId = digest128(ctx.message.id).slice(0, 16);
   state.stepKeys = 'name';
   state.races = 'commands';
-  state.waits = 'one';
   state.thrown = 'pauses';
   state.input = input;
   state.caller = ctx.caller;

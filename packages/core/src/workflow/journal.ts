@@ -128,13 +128,6 @@ export interface WorkflowState {
    */
   races?: 'commands';
   /**
-   * How many waits for one event name may be under way: `one`, so a wait while one for its
-   * name is pending pauses the run (every run started now: the pending one is most often a
-   * `Promise.race`'s loser, which would take the event, unread); absent, any number, each event
-   * going to the earliest (runs started by earlier versions, which replay as they ran).
-   */
-  waits?: 'one';
-  /**
    * What an unexpected error its run throws does (see `pausesRun`): `pauses`, the instance
    * waits for fixed code (every run started now); absent, it fails the run as any error does
    * (runs started by earlier versions, whose code may throw a plain Error to fail on purpose).
