@@ -78,19 +78,20 @@ describe('composition', () => {
     expect(await h.client.result(ref)).toEqual([10, 20, 30, 40]);
   });
 
-  it('fails on the first failure, and starts no item after it', async () => {
+  it('fails on the first failure, and starts no item after it (a run an earlier release started goes on as it did)', async () => {
     const charged: string[] = [];
     const Charges = workflow({
       name: 'charges',
       input: z.object({ customers: z.array(z.string()) }),
       run: async (ctx, { customers }) => {
+        await ctx.waitForEvent('begin');
         try {
           await ctx.map(
             customers,
             (customer) =>
               ctx.step('charge', () => {
                 if (customer === 'bob') throw new TerminalError('card declined');
-                charged.push(customer);
+                charged.push(`${ctx.id}:${customer}`);
               }),
             { maxConcurrency: 2 },
           );
@@ -102,19 +103,31 @@ describe('composition', () => {
         }
       },
     });
-    const h = workflowHarness([Charges.actor]);
-    const ref = await h.client.start(Charges, 'c', {
-      customers: ['ann', 'bob', 'cat', 'dan', 'eve'],
-    });
+    // No warm run kept: each turn replays the history, as a cold worker does.
+    const h = workflowHarness([Charges.actor], { cacheSize: 0 });
+    const customers = ['ann', 'bob', 'cat', 'dan', 'eve'];
+    const [now, earlier] = [Charges.ref('now'), Charges.ref('earlier')];
+    for (const { key } of [now, earlier]) await h.client.start(Charges, key, { customers });
+    await h.runAll({ until: h.clock.now() });
+    // The record as an earlier release left it: no `lanes`.
+    await h.rewriteState(earlier.id, ({ lanes: _lanes, ...state }) => state);
+    for (const ref of [now, earlier]) await h.client.signal(ref, 'begin');
     await h.runAll();
-    expect(await h.client.result(ref)).toBe('batch aborted');
+    for (const ref of [now, earlier]) expect(await h.client.result(ref)).toBe('batch aborted');
     // Steps run one at a time: Ann's lane took Cat once Ann was charged, before Bob's step ran
     // and failed; the map failed then, and Dan and Eve were never started.
-    expect(charged).toEqual(['ann', 'cat']);
-    const steps = ((await h.state(ref.id)) as WorkflowState).journal.filter(
+    expect(charged.filter((c) => c.startsWith('now:'))).toEqual(['now:ann', 'now:cat']);
+    const steps = ((await h.state(now.id)) as WorkflowState).journal.filter(
       (e) => e.name === 'charge',
     );
     expect(steps).toHaveLength(3);
+    // Its lanes went on taking items, as that release's did, so its history replays as it ran.
+    expect(charged.filter((c) => c.startsWith('earlier:'))).toEqual([
+      'earlier:ann',
+      'earlier:cat',
+      'earlier:dan',
+      'earlier:eve',
+    ]);
   });
 
   it('runs a child workflow and resumes the parent with its output or its error', async () => {

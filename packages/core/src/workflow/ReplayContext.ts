@@ -321,7 +321,8 @@ export class ReplayContext implements WorkflowContext {
     fn: (item: I, index: number) => Promise<T>,
     options: { readonly maxConcurrency?: number } = {},
   ): Promise<T[]> {
-    return mapInLanes(items, fn, options);
+    // A run started now stops taking items at the first failure (see `lanes` in the record).
+    return mapInLanes(items, fn, options, this.#replayer.state.lanes === 'stop');
   }
 
   now(): number {

@@ -155,6 +155,7 @@ export function begin(ctx: Ctx, input: unknown): void {
   state.runId = digest128(ctx.message.id).slice(0, 16);
   state.stepKeys = 'name';
   state.races = 'commands';
+  state.lanes = 'stop';
   state.thrown = 'pauses';
   state.input = input;
   state.caller = ctx.caller;

@@ -128,6 +128,12 @@ export interface WorkflowState {
    */
   races?: 'commands';
   /**
+   * How `ctx.map` and `ctx.parallel` end at a failure: `stop`, no item starts after it (every
+   * run started now); absent, the other lanes go on taking items (runs started by earlier
+   * versions, which replay as they ran).
+   */
+  lanes?: 'stop';
+  /**
    * What an unexpected error its run throws does (see `pausesRun`): `pauses`, the instance
    * waits for fixed code (every run started now); absent, it fails the run as any error does
    * (runs started by earlier versions, whose code may throw a plain Error to fail on purpose).

@@ -1,14 +1,16 @@
 /**
  * `ctx.map` and `ctx.parallel`: `fn` over each item, at most `maxConcurrency` under way at once,
  * in lanes that each take the next item when their last one is done, so that a run issues its
- * commands in the same order on every replay. The first failure fails it: no item starts after.
+ * commands in the same order on every replay. The first failure fails it, and no item starts
+ * after it.
  */
 import { BatonError, ErrorCode } from '../errors.ts';
 
 /**
  * The results of `fn` over `items`, in their order, with at most `options.maxConcurrency` calls
  * under way (every item at once by default). INVALID_ARGUMENT for a `maxConcurrency` that is not
- * an integer of 1 or more, unless there is no item.
+ * an integer of 1 or more, unless there is no item. `stopOnFailure` false: the lanes go on
+ * taking items after a failure, as runs an earlier release started did (they replay so).
  *
  * @example
  * const stock = await mapInLanes(skus, (sku) => reserve(sku), { maxConcurrency: 4 });
@@ -17,6 +19,7 @@ export function mapInLanes<I, T>(
   items: readonly I[],
   fn: (item: I, index: number) => Promise<T>,
   options: { readonly maxConcurrency?: number } = {},
+  stopOnFailure = true,
 ): Promise<T[]> {
   const limit = options.maxConcurrency ?? items.length;
   if (!Number.isInteger(limit) || limit < 1) {
@@ -37,7 +40,7 @@ export function mapInLanes<I, T>(
       try {
         results[index] = await fn(items[index] as I, index);
       } catch (error) {
-        failed = true;
+        failed = stopOnFailure;
         throw error;
       }
     }
