@@ -109,8 +109,8 @@ describe('composition', () => {
     const [now, earlier] = [Charges.ref('now'), Charges.ref('earlier')];
     for (const { key } of [now, earlier]) await h.client.start(Charges, key, { customers });
     await h.runAll({ until: h.clock.now() });
-    // The record as an earlier release left it: no `lanes`.
-    await h.rewriteState(earlier.id, ({ lanes: _lanes, ...state }) => state);
+    // The record as an earlier release left it: no `rules`.
+    await h.rewriteState(earlier.id, ({ rules: _rules, ...state }) => state);
     for (const ref of [now, earlier]) await h.client.signal(ref, 'begin');
     await h.runAll();
     for (const ref of [now, earlier]) expect(await h.client.result(ref)).toBe('batch aborted');

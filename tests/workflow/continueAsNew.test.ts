@@ -472,6 +472,7 @@ describe('ctx.continueAsNew', () => {
         run: async (ctx, { n }) => {
           await ctx.step('tick', () => n);
           if (n > 0) return n;
+          if (n < 0) await ctx.waitForEvent('go');
           try {
             ctx.continueAsNew({ n: n + 1 });
           } catch (error) {
@@ -495,6 +496,17 @@ describe('ctx.continueAsNew', () => {
       status: 'completed',
       output: 1,
       continued: 1,
+    });
+    // A run an earlier release started (no `rules`) completes as it did.
+    h.deploy([Caught('3', false).actor]);
+    const earlier = await h.client.start(Caught('3', false), 'c-2', { n: -1 });
+    await h.runAll({ until: h.clock.now() });
+    await h.rewriteState(earlier.id, ({ rules: _rules, ...state }) => state);
+    await h.client.signal(earlier, 'go');
+    await h.runAll({ until: h.clock.now() });
+    expect(await h.client.workflowStatus(earlier)).toMatchObject({
+      status: 'completed',
+      output: -1,
     });
   });
 });

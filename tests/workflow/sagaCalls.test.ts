@@ -317,6 +317,33 @@ describe('compensations that call actors', () => {
     expect(await shelfOf(h)).toMatchObject({ stock: 7, releases: 0 });
   });
 
+  it("lets a compensation read the run's ctx for what waits on nothing: its time", async () => {
+    const Timed = workflow({
+      name: 'timed',
+      input: z.object({}),
+      run: async (ctx) => {
+        const shelf = Shelf.ref('kettle');
+        await ctx.call(
+          shelf,
+          'reserve',
+          { orderId: 't1', qty: 3 },
+          {
+            compensate: (_, saga) =>
+              saga.call(shelf, 'release', { orderId: `t1@${ctx.now() > 0 ? 'now' : 'never'}` }),
+          },
+        );
+        throw new TerminalError('out of paper');
+      },
+    });
+    const h = workflowHarness([Timed.actor, Shelf]);
+    const ref = await h.client.start(Timed, 't1', {});
+    await h.runAll();
+    const status = await h.client.workflowStatus(ref);
+    expect(status.status).toBe('failed');
+    expect(status.error?.details).not.toHaveProperty('compensationErrors');
+    expect(await shelfOf(h)).toMatchObject({ releases: 1 });
+  });
+
   it('logs no failed compensations for a saga whose compensations all ran', async () => {
     const Order = order([]);
     const { logger, lines } = recordingLogger();

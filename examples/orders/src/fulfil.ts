@@ -8,7 +8,7 @@
  */
 import { workflow } from '@baton/core';
 import * as z from 'zod';
-import { Inventory, OrderBook, OrderId } from './inventory.ts';
+import { Inventory, ORDER_ID_MAX, OrderBook, OrderId } from './inventory.ts';
 import { payments } from './payments.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -29,7 +29,7 @@ export const Fulfil = workflow({
   // inventory can keep. A real one would check `caller` here too (e.g. only the warehouse's
   // service may send `shipped`).
   public: true,
-  authorize: (_caller, { id }) => OrderId.safeParse(id).success,
+  authorize: (_caller, { id }) => id.length <= ORDER_ID_MAX && OrderId.safeParse(id).success,
   // Orders stay on the books (the page lists every one); the default halts them after 7 days.
   retentionMs: Number.POSITIVE_INFINITY,
   run: async (ctx, { sku, qty, amount }) => {

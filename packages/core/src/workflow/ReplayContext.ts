@@ -19,7 +19,7 @@ import { compensatedCall, keepCallCompensation } from './callCompensation.ts';
 import { checkCompensate, checkName, checkRaced, checkTimeout, dueAt } from './contextArguments.ts';
 import { ContinueAsNew, nextInput } from './continueAsNew.ts';
 import { armTimeout, warnIfBehind } from './eventWaits.ts';
-import type { CommandKind } from './journal.ts';
+import { type CommandKind, rulesAtLeast } from './journal.ts';
 import { journalError } from './journalError.ts';
 import { mapInLanes } from './mapInLanes.ts';
 import { checkedProgress, PROGRESS_IN_STEP_LOG } from './progress.ts';
@@ -84,10 +84,12 @@ export class ReplayContext implements WorkflowContext {
   }
 
   #issue(kind: CommandKind, name: string, to?: string): Slot | undefined {
-    if (this.#origin === 'run' && this.#replayer.sagas.inCompensation) {
-      throw runContextInCompensation(this.workflow, kind, name);
+    const replayer = this.#replayer;
+    if (this.#origin === 'run' && replayer.sagas.inCompensation) {
+      const misused = runContextInCompensation(replayer, kind, name);
+      if (misused) throw misused;
     }
-    return this.#replayer.issue(kind, name, this.#origin, to);
+    return replayer.issue(kind, name, this.#origin, to);
   }
 
   /** `promise`, marked as command `slot`'s for `race`. */
@@ -256,8 +258,9 @@ export class ReplayContext implements WorkflowContext {
   }
 
   race<const T extends readonly Promise<unknown>[]>(commands: T): Promise<RaceResult<T>> {
-    checkRaced(commands);
     const replayer = this.#replayer;
+    // Runs started earlier replay as they ran: a race of nothing awaited for ever.
+    if (rulesAtLeast(replayer.state, 2)) checkRaced(commands);
     const seqs = commands.map((command) => replayer.slotOf.get(command));
     // A run started now races only what it can cancel (see `races` in the record): an entry
     // that is no command's promise pauses it. One an earlier version started replays as it ran.
@@ -321,8 +324,8 @@ export class ReplayContext implements WorkflowContext {
     fn: (item: I, index: number) => Promise<T>,
     options: { readonly maxConcurrency?: number } = {},
   ): Promise<T[]> {
-    // A run started now stops taking items at the first failure (see `lanes` in the record).
-    return mapInLanes(items, fn, options, this.#replayer.state.lanes === 'stop');
+    // A run started now stops taking items at the first failure (see `rules` in the record).
+    return mapInLanes(items, fn, options, rulesAtLeast(this.#replayer.state, 2));
   }
 
   now(): number {
@@ -363,7 +366,8 @@ export class ReplayContext implements WorkflowContext {
     // Once the run failed or was cancelled, the value stays where the run left it (code the
     // run goes on with while a call under way replies reaches no further, as it issues nothing).
     if (replayer.state.ending) return;
-    replayer.progress = { value: checkedProgress(replayer.definition, value) };
+    const strict = rulesAtLeast(replayer.state, 2);
+    replayer.progress = { value: checkedProgress(replayer.definition, value, strict) };
   }
 
   continueAsNew(input: unknown): never {

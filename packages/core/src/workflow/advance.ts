@@ -25,7 +25,7 @@ import {
 import { journalError } from './journalError.ts';
 import { MAX_JOURNAL_VALUE_BYTES } from './journalLimits.ts';
 import { Replayer } from './Replayer.ts';
-import { AWAITS_OUTSIDE, RACE_ENTRY, RUN_THREW, thrownText } from './replayErrors.ts';
+import { AWAITS_OUTSIDE, RUN_THREW, thrownText } from './replayErrors.ts';
 import type { ReplayHost } from './replayTypes.ts';
 import { EXPIRE_TIMER } from './retentionTimer.ts';
 import { warmRuns } from './warmRuns.ts';
@@ -54,8 +54,8 @@ export async function advance(definition: AnyWorkflowDefinition, ctx: Ctx): Prom
   // and moves out; one whose run continued as new is forgotten.
   const whole = (result.kind !== 'paused' && result.kind !== 'continued') || threw;
   if (whole) sealHistory(ctx, replayer);
-  // A run stopped by what it awaits or races matched its history up to there: its progress too.
-  if (whole || reason === AWAITS_OUTSIDE || reason === RACE_ENTRY) {
+  // A run stopped by awaiting what is no command ran its whole history: its progress too.
+  if (whole || reason === AWAITS_OUTSIDE) {
     if (replayer.progress) state.progress = replayer.progress.value;
   }
   if (result.kind === 'suspended') warm?.keep(ctx.self.id, replayer);

@@ -14,7 +14,7 @@ import { canonicalJson } from '../shared/canonicalJson.ts';
 import { digest128 } from '../shared/sha256.ts';
 import { EXPIRE_TIMER, expireAfterRetention } from './advance.ts';
 import { turnTrace } from './commandSpans.ts';
-import { type EndedStart, FINAL_STATUSES, type WorkflowState } from './journal.ts';
+import { type EndedStart, FINAL_STATUSES, RULES, type WorkflowState } from './journal.ts';
 import { journalError } from './journalError.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
@@ -155,7 +155,7 @@ export function begin(ctx: Ctx, input: unknown): void {
   state.runId = digest128(ctx.message.id).slice(0, 16);
   state.stepKeys = 'name';
   state.races = 'commands';
-  state.lanes = 'stop';
+  state.rules = RULES;
   state.thrown = 'pauses';
   state.input = input;
   state.caller = ctx.caller;

@@ -104,6 +104,13 @@ export interface JournalEntry {
   endedAt?: number;
 }
 
+/** The rules of runs started now (see {@link WorkflowState.rules}). */
+export const RULES = 2;
+
+/** Whether the run of `state` replays by rules `version` or later. */
+export const rulesAtLeast = (state: WorkflowState, version: number): boolean =>
+  (state.rules ?? 1) >= version;
+
 /** The record of one instance. */
 export interface WorkflowState {
   status: WorkflowStatus;
@@ -128,11 +135,13 @@ export interface WorkflowState {
    */
   races?: 'commands';
   /**
-   * How `ctx.map` and `ctx.parallel` end at a failure: `stop`, no item starts after it (every
-   * run started now); absent, the other lanes go on taking items (runs started by earlier
-   * versions, which replay as they ran).
+   * The rules its run replays by, {@link RULES} for runs started now; absent (1) for runs
+   * started by earlier versions, which replay as they ran. Rules 2: `ctx.map` and
+   * `ctx.parallel` start no item after a failure; a compensation that issues a command on the
+   * run's `ctx` fails; a run that returns after catching `ctx.continueAsNew` pauses, as does
+   * one racing nothing; `ctx.setProgress` refuses a Map or a Set.
    */
-  lanes?: 'stop';
+  rules?: number;
   /**
    * What an unexpected error its run throws does (see `pausesRun`): `pauses`, the instance
    * waits for fixed code (every run started now); absent, it fails the run as any error does

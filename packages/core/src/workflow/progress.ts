@@ -5,7 +5,7 @@
  * what a turn commits is the last value the run gave up to where it stopped in that turn.
  */
 import { BatonError, ErrorCode } from '../errors.ts';
-import { asStrictJson } from '../shared/asJson.ts';
+import { asJson, asStrictJson } from '../shared/asJson.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
 import { schemaIssues } from '../shared/schemaIssues.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
@@ -25,7 +25,11 @@ export const PROGRESS_IN_STEP_LOG =
  * within {@link MAX_PROGRESS_BYTES}. Throws INVALID_ARGUMENT, saying what is wrong: a misuse of
  * `ctx`, which pauses the run until fixed code runs.
  */
-export function checkedProgress(definition: AnyWorkflowDefinition, value: unknown): unknown {
+export function checkedProgress(
+  definition: AnyWorkflowDefinition,
+  value: unknown,
+  strict = true,
+): unknown {
   // A misuse the run throws: its pause says it (RUN_THREW), the message whole.
   const refused = (why: string) =>
     new BatonError(
@@ -40,8 +44,9 @@ export function checkedProgress(definition: AnyWorkflowDefinition, value: unknow
   }
   let json: unknown;
   try {
-    // A Map or a Set is refused: JSON would keep it as {}, its entries lost.
-    json = asStrictJson(value);
+    // A Map or a Set is refused: JSON would keep it as {}, its entries lost (runs started
+    // earlier replay as they ran, keeping it so: see `rules` in the record).
+    json = strict ? asStrictJson(value) : asJson(value);
   } catch (error) {
     throw refused(`the value is not JSON (${(error as Error).message}): give plain data`);
   }

@@ -5,7 +5,12 @@
  * unexpected error, and which errors a run throws pause it (`pausesRun`) or fail it.
  */
 import { BatonError, ErrorCode, isBatonError, withheld } from '../errors.ts';
-import type { JournalEntry, WorkflowState } from './journal.ts';
+import {
+  type CommandKind,
+  type JournalEntry,
+  rulesAtLeast,
+  type WorkflowState,
+} from './journal.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
 /** The `details.reason` of a pause whose run raced something that is not a command's promise. */
@@ -58,11 +63,30 @@ export function raceEntryRefused(workflow: string, index: number): BatonError {
   );
 }
 
+/** The commands a compensation may not issue on the run's `ctx`, whose ended run issues none. */
+const WAITS: ReadonlySet<CommandKind> = new Set([
+  'step',
+  'call',
+  'send',
+  'sleep',
+  'event',
+  'callback',
+  'child',
+]);
+
 /**
- * INVALID_ARGUMENT: a compensation issued a command on the run's `ctx`, which issues nothing
- * once its run has ended (the command would wait for ever): the compensation fails, saying so.
+ * INVALID_ARGUMENT when a compensation issues command `kind` on the run's `ctx`, which issues
+ * nothing once its run has ended (the command would wait for ever); else `undefined`: for a
+ * value drawn or a patch asked for, which wait on nothing, and in runs started earlier, which
+ * replay as they ran, the command dropped (see `rules` in the record).
  */
-export function runContextInCompensation(workflow: string, kind: string, name: string): BatonError {
+export function runContextInCompensation(
+  replayer: { readonly definition: AnyWorkflowDefinition; readonly state: WorkflowState },
+  kind: CommandKind,
+  name: string,
+): BatonError | undefined {
+  if (!WAITS.has(kind) || !rulesAtLeast(replayer.state, 2)) return undefined;
+  const workflow = replayer.definition.name;
   return new BatonError(
     ErrorCode.INVALID_ARGUMENT,
     `workflow "${workflow}": a compensation issued ${kind} "${name}" on the run's ctx, which issues nothing once its run has ended: undo with the context a compensation is given — compensate: (result, saga) => saga.call(…)`,

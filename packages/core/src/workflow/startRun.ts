@@ -1,7 +1,7 @@
 import { BatonError, ErrorCode } from '../errors.ts';
 import { checkOutput } from './checkOutput.ts';
 import { ContinueAsNew } from './continueAsNew.ts';
-import type { WorkflowState } from './journal.ts';
+import { rulesAtLeast, type WorkflowState } from './journal.ts';
 import type { ReplayHost } from './replayTypes.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
@@ -35,8 +35,8 @@ export function startRun(
     .then(
       (value) => {
         // The run caught what ctx.continueAsNew threw (a try around it): a misuse, which pauses
-        // it, rather than an end the code did not mean.
-        if (ctx.continuing) {
+        // it, rather than an end the code did not mean (runs started earlier: see `rules`).
+        if (ctx.continuing && rulesAtLeast(replayer.state, 2)) {
           ended({ ok: false, error: continueCaught(replayer.definition.name) });
           return;
         }
