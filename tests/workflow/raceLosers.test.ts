@@ -213,4 +213,30 @@ describe('a race loser', () => {
     expect(await h.client.workflowStatus(cancelled)).toMatchObject({ status: 'cancelled' });
     expect(Object.fromEntries(releases)).toEqual({ f: 1, c: 1 });
   });
+  it('pauses the instance, once its run returned, when its undo awaits what no command settles', async () => {
+    const Hanging = workflow({
+      name: 'hanging-undo',
+      input: z.object({}),
+      run: async (ctx) => {
+        const raced = await ctx.race([
+          // As a fetch that never answers would: nothing in the saga can settle it.
+          ctx.call(hotel, 'hold', {}, { compensate: () => new Promise(() => {}) }),
+          ctx.waitForEvent<string>('stop'),
+        ]);
+        return raced.index;
+      },
+    });
+    const h = workflowHarness([Hanging.actor, Hotel]);
+    const ref = await h.client.start(Hanging, 'h1', {});
+    await h.client.signal(ref, 'stop', 'now');
+    await h.runAll();
+    const { status, paused } = await h.client.workflowStatus(ref);
+    expect(status).toBe('paused');
+    expect(paused?.error).toMatchObject({
+      code: ErrorCode.NON_DETERMINISTIC,
+      message: expect.stringContaining(
+        'workflow "hanging-undo": a race loser\'s compensation awaits something that is not a command of its saga',
+      ),
+    });
+  });
 });

@@ -317,6 +317,78 @@ describe('compensations that call actors', () => {
     expect(await shelfOf(h)).toMatchObject({ stock: 7, releases: 0 });
   });
 
+  /** Notes the undo with the saga, then releases on `release`'s context: version 1 the run's. */
+  function lateCareless(version: string, releaseOnSaga: boolean) {
+    return workflow({
+      name: 'late-careless',
+      version,
+      input: z.object({}),
+      run: async (ctx) => {
+        const shelf = Shelf.ref('kettle');
+        await ctx.call(
+          shelf,
+          'reserve',
+          { orderId: 'l1', qty: 3 },
+          {
+            compensate: async (_, saga) => {
+              await saga.call(shelf, 'note', { text: 'undoing l1' });
+              await (releaseOnSaga ? saga : ctx).call(shelf, 'release', { orderId: 'l1' });
+            },
+          },
+        );
+        throw new TerminalError('out of paper');
+      },
+    });
+  }
+
+  it("pauses an instance whose compensation awaits the run's ctx after an await, naming the command; fixed and resumed, it undoes once", async () => {
+    const h = workflowHarness([lateCareless('1', false).actor, Shelf]);
+    const ref = await h.client.start(lateCareless('1', false), 'l1', {});
+    await h.runAll();
+    const paused = await h.client.workflowStatus(ref);
+    expect(paused.status).toBe('paused');
+    expect(paused.paused?.error).toMatchObject({
+      code: ErrorCode.NON_DETERMINISTIC,
+      message:
+        'workflow "late-careless": the compensation of "shelf.reserve" awaits something that is not a command of its saga (it asked the run\'s ctx for call "shelf.release", which issues nothing once its run has ended): nothing can resume it. Undo with the context a compensation is given — compensate: (result, saga) => saga.call(…), saga.step for work outside — deploy, and resume the instance',
+      details: { reason: 'AWAITS_OUTSIDE', compensation: 'shelf.reserve' },
+    });
+    expect(await shelfOf(h)).toMatchObject({ stock: 7, releases: 0, notes: ['undoing l1'] });
+
+    const fixed = lateCareless('2', true);
+    h.deploy([fixed.actor, Shelf]);
+    await h.client.asSystem().send(ref as never, 'resume' as never, {} as never);
+    await h.runAll();
+    expect((await h.client.workflowStatus(ref)).status).toBe('failed');
+    // The note the history holds is not sent again; the release runs once.
+    expect(await shelfOf(h)).toMatchObject({ stock: 10, releases: 1, notes: ['undoing l1'] });
+  });
+
+  it('pauses an instance whose compensation awaits a promise of its own, saying what to await', async () => {
+    const Stuck = workflow({
+      name: 'stuck',
+      input: z.object({}),
+      run: async (ctx) => {
+        await ctx.call(
+          Shelf.ref('kettle'),
+          'reserve',
+          { orderId: 's1', qty: 3 },
+          // As a fetch that never answers would: nothing in the saga can settle it.
+          { compensate: () => new Promise(() => {}) },
+        );
+        throw new TerminalError('out of paper');
+      },
+    });
+    const h = workflowHarness([Stuck.actor, Shelf]);
+    const ref = await h.client.start(Stuck, 's1', {});
+    await h.runAll();
+    const { status, paused } = await h.client.workflowStatus(ref);
+    expect(status).toBe('paused');
+    expect(paused?.error.message).toContain(
+      'the compensation of "shelf.reserve" awaits something that is not a command of its saga (a command of the run\'s ctx, which issues nothing once its run has ended, a fetch, or a promise of its own)',
+    );
+  });
+
   it("lets a compensation read the run's ctx for what waits on nothing: its time", async () => {
     const Timed = workflow({
       name: 'timed',

@@ -85,11 +85,12 @@ export class ReplayContext implements WorkflowContext {
 
   #issue(kind: CommandKind, name: string, to?: string): Slot | undefined {
     const replayer = this.#replayer;
-    if (this.#origin === 'run' && replayer.sagas.inCompensation) {
-      const misused = runContextInCompensation(replayer, kind, name);
-      if (misused) throw misused;
-    }
-    return replayer.issue(kind, name, this.#origin, to);
+    const sagas = this.#origin === 'run' ? replayer.sagas : undefined;
+    const misused = sagas?.inCompensation && runContextInCompensation(replayer, kind, name);
+    if (misused) throw misused;
+    const slot = replayer.issue(kind, name, this.#origin, to);
+    if (!slot && sagas?.started) sagas.dropped = `${kind} "${name}"`;
+    return slot;
   }
 
   /** `promise`, marked as command `slot`'s for `race`. */

@@ -29,7 +29,7 @@ import { journalError } from './journalError.ts';
 import { ReplayContext } from './ReplayContext.ts';
 import { ReplaySlots, settle } from './ReplaySlots.ts';
 import {
-  awaitsOutside,
+  awaitingOutside,
   divergence,
   pausesRun,
   raceEntryRefused,
@@ -331,8 +331,9 @@ export class Replayer {
       }
       if (handOver(this, this.#slots.values())) continue;
       const runnable = this.#slots.runnable();
-      if (!runnable && this.#awaitsOutside()) {
-        this.#divergence = awaitsOutside(this.definition.name);
+      const stalled = runnable ? undefined : awaitingOutside(this, this.#run !== undefined);
+      if (stalled) {
+        this.#divergence = stalled;
         continue;
       }
       if (!runnable || !this.host) return { kind: 'suspended', more: false };
@@ -354,20 +355,6 @@ export class Replayer {
         this.attempting = false;
       }
     }
-  }
-
-  /**
-   * Whether the live run waits on something no command of its history can settle: it has not
-   * ended, and nothing is pending (a `fetch` or a timer of its own awaited, not a `ctx` command).
-   */
-  #awaitsOutside(): boolean {
-    return (
-      this.host !== undefined &&
-      this.#run === undefined &&
-      !this.state.ending &&
-      !this.sagas.started &&
-      !recordEntries(this.state).some((entry) => entry.state === 'pending')
-    );
   }
 
   /** Starts the run, once: later drives go on with it. */

@@ -31,12 +31,17 @@ export class SagaRunner {
   /** Compensations of race losers running now, and those that failed. */
   readonly #undoing = new Set<Promise<void>>();
   readonly #undoErrors: SerializedError[] = [];
+  /** The name of the kept compensation under way, once the runner has started. */
+  #current: string | undefined;
 
   /**
    * Whether a compensation's function is being called (its synchronous part): a command of the
    * run's own `ctx` then is the compensation's, which the run's ended context would never issue.
    */
   inCompensation = false;
+
+  /** The last command asked of the run's `ctx` once the runner had started (it issued none). */
+  dropped: string | undefined;
 
   constructor(context: () => ReplayContext) {
     this.#context = context;
@@ -50,6 +55,11 @@ export class SagaRunner {
   /** Once every kept compensation has run: the errors of those that failed for good. */
   get finished(): { readonly errors: readonly SerializedError[] } | undefined {
     return typeof this.#status === 'object' ? this.#status : undefined;
+  }
+
+  /** The kept compensation under way (its command's name), if any. */
+  get current(): string | undefined {
+    return this.#current;
   }
 
   /** Whether a race loser's compensation is running. */
@@ -95,6 +105,7 @@ export class SagaRunner {
     const errors: SerializedError[] = [...this.#undoErrors];
     (async () => {
       for (const compensation of list) {
+        this.#current = compensation.name;
         try {
           if (compensation.step) await ctx.compensate(compensation.name, compensation.fn, retry);
           else await this.#call(() => compensation.fn(ctx));
@@ -103,6 +114,7 @@ export class SagaRunner {
         }
       }
     })().then(() => {
+      this.#current = undefined;
       this.#status = { errors };
     });
   }

@@ -8,9 +8,12 @@ import { BatonError, ErrorCode, isBatonError, withheld } from '../errors.ts';
 import {
   type CommandKind,
   type JournalEntry,
+  recordEntries,
   rulesAtLeast,
   type WorkflowState,
 } from './journal.ts';
+import type { ReplayHost } from './replayTypes.ts';
+import type { SagaRunner } from './SagaRunner.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
 /** The `details.reason` of a pause whose run raced something that is not a command's promise. */
@@ -94,12 +97,72 @@ export function runContextInCompensation(
   );
 }
 
-/** NON_DETERMINISTIC: the run awaits a promise that is not a command (see `#awaitsOutside`). */
-export function awaitsOutside(workflow: string): BatonError {
+/**
+ * Why a live replay can go no further by itself, if so: nothing is pending in the record, no
+ * command is runnable, and its run (not ended, `runSettled` false) or a compensation under way
+ * awaits a promise no command settles — a fetch, a timer of its own, or, in a compensation, a
+ * command of the run's ctx, which issues nothing once the run has ended. Either would wait for
+ * good without a word: the instance pauses instead, until a deploy and a `resume`. (Nothing
+ * that can go on stops: a run or a compensation waiting here has nothing left to resume it.)
+ */
+export function awaitingOutside(
+  replayer: {
+    readonly definition: AnyWorkflowDefinition;
+    readonly state: WorkflowState;
+    readonly sagas: SagaRunner;
+    readonly host: ReplayHost | undefined;
+  },
+  runSettled: boolean,
+): BatonError | undefined {
+  const { definition, state, sagas } = replayer;
+  if (!replayer.host || recordEntries(state).some((entry) => entry.state === 'pending')) {
+    return undefined;
+  }
+  if (!runSettled && !state.ending && !sagas.started) return awaitsOutside(definition.name);
+  if (sagas.undoing || (sagas.started && !sagas.finished)) {
+    return compensationAwaitsOutside(definition.name, sagas.current, sagas.dropped);
+  }
+  return undefined;
+}
+
+/** NON_DETERMINISTIC: the run awaits a promise that is not a command. */
+function awaitsOutside(workflow: string): BatonError {
   return new BatonError(
     ErrorCode.NON_DETERMINISTIC,
     `workflow "${workflow}" awaits something that is not a ctx command (a fetch, a timer or a promise of its own): nothing in its history can resume it. Await only ctx's promises (ctx.step for work outside, ctx.sleep to wait), deploy, and resume the instance`,
     { details: { workflow, reason: AWAITS_OUTSIDE } },
+  );
+}
+
+/**
+ * NON_DETERMINISTIC: the compensation of `compensation` (a race loser's when `undefined`) awaits
+ * a promise that is not a command of its saga; `dropped`, the last command asked of the run's
+ * ctx once its run had ended.
+ */
+function compensationAwaitsOutside(
+  workflow: string,
+  compensation: string | undefined,
+  dropped: string | undefined,
+): BatonError {
+  const which =
+    compensation === undefined
+      ? "a race loser's compensation"
+      : `the compensation of "${compensation}"`;
+  const why =
+    dropped === undefined
+      ? "a command of the run's ctx, which issues nothing once its run has ended, a fetch, or a promise of its own"
+      : `it asked the run's ctx for ${dropped}, which issues nothing once its run has ended`;
+  return new BatonError(
+    ErrorCode.NON_DETERMINISTIC,
+    `workflow "${workflow}": ${which} awaits something that is not a command of its saga (${why}): nothing can resume it. Undo with the context a compensation is given — compensate: (result, saga) => saga.call(…), saga.step for work outside — deploy, and resume the instance`,
+    {
+      details: {
+        workflow,
+        reason: AWAITS_OUTSIDE,
+        ...(compensation !== undefined && { compensation }),
+        ...(dropped !== undefined && { dropped }),
+      },
+    },
   );
 }
 
