@@ -15,6 +15,7 @@ import {
 } from './boundedIndexReads.ts';
 import { countDeadLetters } from './countDeadLetters.ts';
 import { DynamoTurnStore } from './DynamoTurnStore.ts';
+import { listDeadLetters } from './deadLetterItems.ts';
 import { retireHeldOutbox } from './heldSends.ts';
 import { claimToItem, type Item, itemToClaim, itemToTimer } from './itemCodec.ts';
 import { getItem, queryItems, shardQuery } from './readItems.ts';
@@ -57,6 +58,11 @@ export class DynamoStore extends DynamoTurnStore implements Store {
    */
   listOutboxActorsBounded(olderThan: number, maxItems: number): Promise<Bounded<string[]>> {
     return listOutboxActorsBounded(this.table, olderThan, maxItems);
+  }
+
+  /** One actor's dead letters, or every actor's (through the index: for tools). */
+  override listDeadLetters(actorId?: string): Promise<DeadLetter[]> {
+    return listDeadLetters(this.table, actorId);
   }
 
   /**

@@ -25,7 +25,7 @@ import { PutItemCommand, TransactWriteItemsCommand } from '../sdk.ts';
 import { batchDeleteItems, batchGetItems } from './batchItems.ts';
 import { clientRequestToken } from './clientRequestToken.ts';
 import { commitItems } from './commitItems.ts';
-import { listDeadLetters, readDeadLetter } from './deadLetterItems.ts';
+import { listActorDeadLetters, readDeadLetter } from './deadLetterItems.ts';
 import { markEffectsDone, readEffectsDone } from './effectMarks.ts';
 import {
   type Item,
@@ -245,8 +245,8 @@ export class DynamoTurnStore implements TurnStore {
     return readDeadLetter(this.table, actorId, messageId);
   }
 
-  listDeadLetters(actorId?: string): Promise<DeadLetter[]> {
-    return listDeadLetters(this.table, actorId);
+  listDeadLetters(actorId: string): Promise<DeadLetter[]> {
+    return listActorDeadLetters(this.table, actorId);
   }
 
   async readTimer(actorId: string, id: string): Promise<Timer | undefined> {

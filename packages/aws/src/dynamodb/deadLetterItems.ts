@@ -34,30 +34,42 @@ export async function readDeadLetter(
   return item && itemToDeadLetter(item);
 }
 
+/** One actor's dead letters (the turns' part of `Store.listDeadLetters`). */
+export async function listActorDeadLetters(
+  table: DeadLettersTable,
+  actorId: string,
+): Promise<DeadLetter[]> {
+  const { client, tableName } = table;
+  const operation = 'Query (listDeadLetters)';
+  return liveOldestFirst(
+    await queryActorItems(client, tableName, actorId, DEAD_LETTER_SK_PREFIX, operation),
+  );
+}
+
 /** See `Store.listDeadLetters`: oldest first, without the proofs redrives left. */
 export async function listDeadLetters(
   table: DeadLettersTable,
   actorId?: string,
 ): Promise<DeadLetter[]> {
+  if (actorId !== undefined) return listActorDeadLetters(table, actorId);
   const operation = 'Query (listDeadLetters)';
   const { client, tableName } = table;
-  let items: Item[];
-  if (actorId !== undefined) {
-    items = await queryActorItems(client, tableName, actorId, DEAD_LETTER_SK_PREFIX, operation);
-  } else {
-    // The sparse index holds keys only: find every dead letter there, then read each.
-    const shards = Array.from({ length: table.shards }, (_, shard) =>
-      queryItems(client, shardQuery(tableName, deadLetterShardKey(shard)), operation),
-    );
-    const keys = (await Promise.all(shards)).flat();
-    const found = await Promise.all(
-      keys.map((key) => {
-        const at = { pk: key[Attr.pk]?.S ?? '', sk: key[Attr.sk]?.S ?? '' };
-        return getItem(client, tableName, at, 'GetItem (listDeadLetters)');
-      }),
-    );
-    items = found.filter((item): item is Item => item !== undefined);
-  }
+  // The sparse index holds keys only: find every dead letter there, then read each.
+  const shards = Array.from({ length: table.shards }, (_, shard) =>
+    queryItems(client, shardQuery(tableName, deadLetterShardKey(shard)), operation),
+  );
+  const keys = (await Promise.all(shards)).flat();
+  const found = await Promise.all(
+    keys.map((key) => {
+      const at = { pk: key[Attr.pk]?.S ?? '', sk: key[Attr.sk]?.S ?? '' };
+      return getItem(client, tableName, at, 'GetItem (listDeadLetters)');
+    }),
+  );
+  return liveOldestFirst(found.filter((item): item is Item => item !== undefined));
+}
+
+/** The dead letters of `items`, oldest first, without the proofs redrives left. */
+function liveOldestFirst(items: Item[]): DeadLetter[] {
   return items
     .map(itemToDeadLetter)
     .filter((letter) => !letter.applied)

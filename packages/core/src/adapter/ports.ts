@@ -155,8 +155,8 @@ export interface TurnStore {
   markEffectsDone?(keys: readonly string[], expiresAt: number): Promise<void>;
   /** One dead letter of an actor, by message id. */
   readDeadLetter(actorId: string, messageId: string): Promise<DeadLetter | undefined>;
-  /** The dead letters of one actor, or of every actor (oldest first), for tools and redrive. */
-  listDeadLetters(actorId?: string): Promise<DeadLetter[]>;
+  /** The dead letters of one actor, oldest first (the whole {@link Store} lists every actor's). */
+  listDeadLetters(actorId: string): Promise<DeadLetter[]>;
   /** A consistent read of an actor's overflow marks for `keys`; the ones never stored are left out. */
   readOverflow(actorId: string, keys: readonly OverflowKey[]): Promise<OverflowMark[]>;
   /** One timer of an actor, by id. */
@@ -170,6 +170,8 @@ export interface TurnStore {
  * client (key claims, outcomes) and the tools read and write besides.
  */
 export interface Store extends TurnStore {
+  /** The dead letters of one actor, or of every actor (oldest first), for tools and redrive. */
+  listDeadLetters(actorId?: string): Promise<DeadLetter[]>;
   /**
    * Actors with outbox items older than `olderThan` (epoch ms), held in their record or apart,
    * by their oldest item, oldest first: the sweeper's work list, of which a sweep short of time
