@@ -5,7 +5,7 @@
  */
 import type { AnyActorDefinition } from './actor.ts';
 import type { AnyEffectDefinition } from './effect.ts';
-import { BatonError, ErrorCode } from './errors.ts';
+import { invalidArgument } from './errors.ts';
 import type { AnyQueryDefinition } from './query.ts';
 import { builtInQueries } from './workflow/builtInQueries.ts';
 import type { AnyWorkflowDefinition } from './workflow/workflow.ts';
@@ -138,9 +138,7 @@ export function defineApp<Identity = unknown>(app: {
       app.effects.map((e) => e?.name),
     );
   if (problems.length > 0) {
-    throw new BatonError(ErrorCode.INVALID_ARGUMENT, `invalid app: ${problems.join('; ')}`, {
-      details: { problems },
-    });
+    throw invalidArgument(`invalid app: ${problems.join('; ')}`, { problems });
   }
   return {
     actors,

@@ -7,7 +7,7 @@
 import type * as z from 'zod';
 import type { ActorRef, AnyActorDefinition, StateOf } from './actor.ts';
 import type { Caller } from './caller.ts';
-import { BatonError, ErrorCode } from './errors.ts';
+import { invalidArgument } from './errors.ts';
 import { nameTooLong } from './limits.ts';
 import type { Schema } from './schema.ts';
 
@@ -175,42 +175,28 @@ export function query<
   options: QueryOptions<Name, ArgsSchema, Result, Identity, Public>,
 ): QueryDefinition<Name, ArgsSchema, Result, Identity, Public> {
   if (typeof options?.name !== 'string' || !NAME.test(options.name)) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
+    throw invalidArgument(
       `query name ${JSON.stringify(options?.name)} is not valid: use a letter followed by letters, digits, "-", "_" or "."`,
     );
   }
   const long = nameTooLong(options.name);
   if (long) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `query name "${options.name.slice(0, 40)}…" is too long: ${long}`,
-    );
+    throw invalidArgument(`query name "${options.name.slice(0, 40)}…" is too long: ${long}`);
   }
   if (typeof options.args?.safeParse !== 'function') {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `query "${options.name}" needs a zod schema as args, e.g. z.object({})`,
-    );
+    throw invalidArgument(`query "${options.name}" needs a zod schema as args, e.g. z.object({})`);
   }
   if (typeof options.handler !== 'function') {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `query "${options.name}" needs a handler: async (ctx, args) => result`,
-    );
+    throw invalidArgument(`query "${options.name}" needs a handler: async (ctx, args) => result`);
   }
   if (options.public !== undefined && typeof options.public !== 'boolean') {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
-      `query "${options.name}": public must be true or false`,
-    );
+    throw invalidArgument(`query "${options.name}": public must be true or false`);
   }
   if (
     options.authorize !== undefined &&
     (typeof options.authorize !== 'function' || options.public !== true)
   ) {
-    throw new BatonError(
-      ErrorCode.INVALID_ARGUMENT,
+    throw invalidArgument(
       `query "${options.name}": authorize must be a function (caller, args) => boolean, on a public query (add public: true)`,
     );
   }
