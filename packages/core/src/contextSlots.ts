@@ -90,6 +90,13 @@ export const CONFIRM_RECORD = Symbol.for('baton.confirmRecord');
 export const COMMIT_FIRST = Symbol.for('baton.commitFirst');
 
 /**
+ * Where a handler context keeps when its host stops the turn's work (epoch ms, the machine's
+ * clock; a Lambda invocation's timeout), if the host says: workflows start no step that would
+ * end past it, less the time their commit takes.
+ */
+export const TURN_DEADLINE = Symbol.for('baton.turnDeadline');
+
+/**
  * Reads pages of an actor's state (see {@link StatePages}) by id, the ones never put left out:
  * what a query context keeps under {@link QUERY_PAGES} when its server's store can read them.
  * Pages commit with the record that counts them and never change, so a query that read the

@@ -21,5 +21,9 @@ export {
   type SweeperInvocation,
   sweeperHandler,
 } from './sweeperHandler.ts';
-export { type WorkerHandlerOptions, workerHandler } from './workerHandler.ts';
+export {
+  type WorkerHandlerOptions,
+  type WorkerInvocation,
+  workerHandler,
+} from './workerHandler.ts';
 export { workerMetricsFromEnvironment } from './workerMetrics.ts';

@@ -22,7 +22,8 @@ import { fromSqsRecord, type SqsEventRecord } from '../sqs/fromSqsRecord.ts';
  * hold the actor for minutes. The engine (and its warm record cache) lives as long as the
  * container. It uses the turns' part of a store and a queue only: give it a `DynamoTurnStore`
  * and an `SqsTurnQueue` (a `DynamoStore` and an `SqsQueue` work too, and bundle the sweeper's and
- * a poller's code besides).
+ * a poller's code besides). A workflow's turn starts no step that could end past the
+ * invocation's timeout (read from the Lambda context), less a second to commit.
  *
  * @example
  * // worker.ts, the Lambda entry point
@@ -34,7 +35,7 @@ import { fromSqsRecord, type SqsEventRecord } from '../sqs/fromSqsRecord.ts';
  */
 export function workerHandler(
   options: WorkerHandlerOptions,
-): (event: SQSEvent) => Promise<SQSBatchResponse> {
+): (event: SQSEvent, context?: WorkerInvocation) => Promise<SQSBatchResponse> {
   const { metrics, ...engine } = options;
   // The metrics' listener and the app's own, if any, are both told of each turn.
   const record = metrics && turnMetrics(metrics);
@@ -47,11 +48,12 @@ export function workerHandler(
         }
       : (record ?? onTurn);
   const worker = new PushWorker(createEngine({ ...engine, onTurn: told }));
-  return async (event) => {
+  return async (event, context) => {
     // The event source received the records just before: their 12 hours run from about now.
     const receivedAt = worker.engine.clock.now();
+    const deadline = context && Date.now() + context.getRemainingTimeInMillis();
     try {
-      const result = await worker.process(event.Records.map(fromSqsRecord));
+      const result = await worker.process(event.Records.map(fromSqsRecord), deadline);
       await releaseFailed(worker, event.Records, result, receivedAt);
       return { batchItemFailures: result.failed.map((m) => ({ itemIdentifier: m.receipt })) };
     } finally {
@@ -59,6 +61,11 @@ export function workerHandler(
       metrics?.publishStoredMetrics();
     }
   };
+}
+
+/** The part of the Lambda context the worker reads: how long the invocation has left. */
+export interface WorkerInvocation {
+  getRemainingTimeInMillis(): number;
 }
 
 /**

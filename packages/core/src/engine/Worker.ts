@@ -7,6 +7,7 @@ import {
 import type { ReceivedMessage, TurnQueue, TurnStore } from '../adapter/ports.ts';
 import { type BatonError, toBatonError } from '../errors.ts';
 import { MAX_VISIBILITY_TIMEOUT_MS } from '../limits.ts';
+import type { BatchLimits } from './batchLimits.ts';
 import { checkRedrivePolicy } from './checkRedrivePolicy.ts';
 import { createEngine, type Engine, type EngineOptions, type TurnEngine } from './createEngine.ts';
 import { drainOutbox } from './drainOutbox.ts';
@@ -76,9 +77,13 @@ export class PushWorker {
     this.engine = 'registry' in options ? options : createEngine(options);
   }
 
-  /** Runs one turn per actor (actors in parallel, each actor's messages in order) and drains. */
-  async process(received: readonly ReceivedMessage[]): Promise<ProcessResult> {
-    return this.processWith(received, (await checkRedrivePolicy(this.engine))?.maxReceives);
+  /**
+   * Runs one turn per actor (actors in parallel, each actor's messages in order) and drains;
+   * `deadline`, when the host stops the batch (see {@link BatchLimits}).
+   */
+  async process(received: readonly ReceivedMessage[], deadline?: number): Promise<ProcessResult> {
+    const maxReceives = (await checkRedrivePolicy(this.engine))?.maxReceives;
+    return this.processWith(received, { maxReceives, deadline });
   }
 
   /**
@@ -87,7 +92,7 @@ export class PushWorker {
    */
   protected async processWith(
     received: readonly ReceivedMessage[],
-    maxReceives: number | undefined,
+    limits: BatchLimits,
   ): Promise<ProcessResult> {
     // Asked per batch (the queue caches it): a queue replaced while this worker runs is seen.
     const { queue } = this.engine;
@@ -111,7 +116,7 @@ export class PushWorker {
           this.#reportStart(actorId, messages);
         }
         try {
-          const result = await this.#processGroup(actorId, messages, inbox, maxReceives);
+          const result = await this.#processGroup(actorId, messages, inbox, limits);
           done.push(...messages.slice(0, result.done));
           const stopped = messages.slice(result.done);
           failed.push(...stopped);
@@ -234,7 +239,7 @@ export class PushWorker {
     actorId: string,
     messages: readonly ReceivedMessage[],
     inbox: string | undefined,
-    maxReceives: number | undefined,
+    limits: BatchLimits,
   ): Promise<{ done: number; retry?: BatonError; counts?: TurnCounts }> {
     if (effectOf(actorId) !== undefined) return runEffects(this.engine, messages);
     const batch: Inbound[] = [];
@@ -266,7 +271,7 @@ export class PushWorker {
     // One read of the clock: the turn starts after it and drains before the next.
     const now = this.engine.clock.now();
     const drainedAt = this.#takeDrained(actorId, now);
-    const result = await runTurn(this.engine, actorId, batch, { drainedAt, maxReceives });
+    const result = await runTurn(this.engine, actorId, batch, { ...limits, drainedAt });
     await this.#afterCommit(actorId, result, now);
     return result;
   }
@@ -296,7 +301,7 @@ export class Worker extends PushWorker {
     const receivedAt = clock.now(); // before the receive: what is left of its 12 hours is no more
     const received = await queue.receive({ max: batchSize, visibilityTimeoutMs });
     if (received.length === 0) return 0;
-    const result = await this.processWith(received, policy?.maxReceives);
+    const result = await this.processWith(received, { maxReceives: policy?.maxReceives });
     if (result.done.length > 0) await queue.ack(result.done.map((m) => m.receipt));
     for (const [delay, failed] of retryDelays(result, releaseReach(receivedAt, clock.now()))) {
       await queue.release(

@@ -54,4 +54,6 @@ export interface Turn {
   readonly warm?: boolean;
   /** The inbox queue's redrive policy, when known (see `outOfAttempts`). */
   readonly maxReceives: number | undefined;
+  /** When the host stops the batch's work, if it says (see `BatchLimits`). */
+  readonly deadline: number | undefined;
 }

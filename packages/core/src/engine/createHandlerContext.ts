@@ -12,6 +12,7 @@ import {
   type InnerSpanSource,
   STATE_PAGES,
   type StatePages,
+  TURN_DEADLINE,
   TURN_TRACE,
   WARM_CACHE,
 } from '../contextSlots.ts';
@@ -89,12 +90,8 @@ class HandlerContext implements ActorContext<unknown>, HandlerSlots {
     const self = parseActorId(actorId)!;
     this.state = draft;
     this.self = { type: self.type, key: self.key, id: actorId };
-    this.message = {
-      id: envelope.id,
-      from: envelope.from,
-      name: envelope.name,
-      sentAt: envelope.sentAt,
-    };
+    const { id, from, name, sentAt } = envelope;
+    this.message = { id, from, name, sentAt };
     this.caller = callerOfEnvelope(envelope);
     this.#engine = engine;
     this.#envelope = envelope;
@@ -354,6 +351,10 @@ class HandlerContext implements ActorContext<unknown>, HandlerSlots {
     return () => {
       effects.commitFirst = true;
     };
+  }
+
+  get [TURN_DEADLINE](): number | undefined {
+    return this.#options.deadline;
   }
 
   get [STATE_PAGES](): StatePages {

@@ -49,4 +49,6 @@ export interface HandlingOptions {
   confirmRecord?: () => Promise<void>;
   /** Earlier messages of the turn wait to commit with this one: see `COMMIT_FIRST` in contextSlots.ts. */
   uncommitted?: boolean;
+  /** See `TURN_DEADLINE` in contextSlots.ts. */
+  deadline?: number | undefined;
 }

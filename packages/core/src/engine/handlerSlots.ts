@@ -9,6 +9,7 @@ import type {
   InnerSpanSource,
   STATE_PAGES,
   StatePages,
+  TURN_DEADLINE,
   TURN_TRACE,
   WARM_CACHE,
 } from '../contextSlots.ts';
@@ -28,4 +29,5 @@ export interface HandlerSlots {
   readonly [CONFIRM_RECORD]: () => Promise<void>;
   readonly [COMMIT_FIRST]: (() => void) | undefined;
   readonly [STATE_PAGES]: StatePages;
+  readonly [TURN_DEADLINE]: number | undefined;
 }

@@ -113,6 +113,7 @@ export async function applyMessage(
       now,
       ...(confirm && { confirmRecord: confirm.check }),
       uncommitted: builder.size > 0,
+      deadline: turn.deadline,
     });
     let returned: unknown;
     try {

@@ -7,6 +7,7 @@ import { type BatonError, isBatonError } from '../errors.ts';
 import type { Admission, Turn } from './admission.ts';
 import { admit, fired, knownByOutcome, redriven } from './admitMessage.ts';
 import { countedAttempt } from './attempts.ts';
+import type { BatchLimits } from './batchLimits.ts';
 import { CommitBuilder } from './CommitBuilder.ts';
 import type { MessageEffects } from './commitParts.ts';
 import type { TurnEngine } from './createEngine.ts';
@@ -58,7 +59,7 @@ export interface TurnResult {
   readonly counts: TurnCounts;
 }
 
-export interface TurnOptions {
+export interface TurnOptions extends BatchLimits {
   /**
    * The record version, and its life, through which the caller drained the actor's outbox
    * itself (its last turn's commit, drained). A turn that reads another version — or the same
@@ -66,8 +67,6 @@ export interface TurnOptions {
    * record that holds them.
    */
   readonly drainedAt?: { readonly ver: number; readonly life: string | undefined };
-  /** The inbox queue's redrive policy: a failing message is ended at its last receive. */
-  readonly maxReceives?: number;
 }
 
 /** Redo limit for version conflicts: each redo means another worker made progress. */
@@ -112,6 +111,7 @@ export async function runTurn(
         duplicateKeys: duplicateKeys ?? NO_KEYS,
         warm: warm !== undefined,
         maxReceives: options.maxReceives,
+        deadline: options.deadline,
       });
       result.counts.versionConflicts = attempt - 1;
       const committed = result.ver !== base.ver;
@@ -178,7 +178,8 @@ async function applyBatch(
     duplicateKeys,
     warm,
     maxReceives,
-  }: { duplicateKeys: ReadonlySet<string>; warm: boolean; maxReceives: number | undefined },
+    deadline,
+  }: { duplicateKeys: ReadonlySet<string>; warm: boolean } & BatchLimits,
 ): Promise<TurnResult> {
   // A resumed actor applies the messages parked while it was paused first, in order.
   const replays = resumedWithParked(loaded) ? await parkedInbounds(engine, loaded, batch[0]) : [];
@@ -192,7 +193,7 @@ async function applyBatch(
   const pages = new PagedLookup(engine, base.id, batch);
   const overflow = new OverflowLookup(engine.store, base, now, engine.markRetentionMs);
   // One shape for every turn (no conditional spread): the handling code reads it on each step.
-  const turn: Turn = { engine, overflow, builder, warm, maxReceives };
+  const turn: Turn = { engine, overflow, builder, warm, maxReceives, deadline };
   // The batch's senders the record does not list, read in one call rather than one each.
   const senders: OverflowKey[] = [];
   for (const { envelope } of batch) {

@@ -41,7 +41,7 @@ import type { DriveResult, ReplayHost, Slot } from './replayTypes.ts';
 import { SagaRunner } from './SagaRunner.ts';
 import { leftToUndo, startRunner } from './sagaStart.ts';
 import { type RunEnd, startRun } from './startRun.ts';
-import { attemptStep, waitsForCommit } from './steps.ts';
+import { attemptStep, pastDeadline, waitsForCommit } from './steps.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
 /**
@@ -277,8 +277,10 @@ export class Replayer {
   async drive(): Promise<DriveResult> {
     if (!this.#started) this.#start();
     let executed = 0;
-    // Wall-clock time since the turn's first step began: the turn's clock stands still.
+    // Wall-clock time since the turn's first step began (the turn's clock stands still), and
+    // the longest of its steps.
     let firstStep: number | undefined;
+    let longest = 0;
     const stepTime = () => (firstStep === undefined ? 0 : performance.now() - firstStep);
     for (;;) {
       await drain();
@@ -337,22 +339,28 @@ export class Replayer {
         continue;
       }
       if (!runnable || !this.host) return { kind: 'suspended', more: false };
-      // Ten steps, or steps that ran STEP_TIME_PER_TURN_MS, and the turn commits: its steps'
-      // results commit together, before the worker's timeout (30 s by default).
-      if (executed >= this.#maxSteps || stepTime() >= STEP_TIME_PER_TURN_MS) {
+      // Ten steps, or steps that ran STEP_TIME_PER_TURN_MS, or a step that could end past the
+      // worker's deadline, and the turn commits: its steps' results commit together.
+      if (
+        executed >= this.#maxSteps ||
+        stepTime() >= STEP_TIME_PER_TURN_MS ||
+        pastDeadline(this.host, executed, longest)
+      ) {
         return { kind: 'suspended', more: true };
       }
       if (waitsForCommit(this.#drawn, runnable, this.#slots.values(), this.host)) {
         return { kind: 'suspended', more: true };
       }
       executed++;
-      firstStep ??= performance.now();
+      const began = performance.now();
+      firstStep ??= began;
       await this.host.confirm?.();
       this.attempting = true;
       try {
         await attemptStep(this, runnable, this.host);
       } finally {
         this.attempting = false;
+        longest = Math.max(longest, performance.now() - began);
       }
     }
   }

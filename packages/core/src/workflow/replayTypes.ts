@@ -38,6 +38,8 @@ export interface ReplayHost {
    * record, where a step may run.
    */
   readonly commitFirst?: (() => void) | undefined;
+  /** When the host stops the turn's work, if it says (see `TURN_DEADLINE`): epoch ms. */
+  readonly deadline?: number | undefined;
 }
 
 /** How a drive ended. */

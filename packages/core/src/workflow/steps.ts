@@ -151,6 +151,22 @@ export function unfinishedAttempts(slots: Iterable<Slot>): Slot[] {
     .sort((a, b) => a.seq - b.seq);
 }
 
+/** Time a turn keeps, before its host's deadline, for its commit and drain after its last step. */
+export const COMMIT_TIME_MS = 1_000;
+
+/**
+ * Whether a turn that ran `executed` steps, the longest `longestMs` long, starts no more: one
+ * as long could end past its host's deadline (a Lambda invocation's timeout) less
+ * {@link COMMIT_TIME_MS}, and the turn would then never commit. Its first step always runs: a
+ * turn that ran none would never get on.
+ */
+export function pastDeadline(host: ReplayHost, executed: number, longestMs: number): boolean {
+  const { deadline } = host;
+  return (
+    deadline !== undefined && executed > 0 && Date.now() + longestMs + COMMIT_TIME_MS > deadline
+  );
+}
+
 /**
  * Whether step `runnable` waits for a commit before it runs: the turn then suspends, to drive
  * again on the committed record. What a step may carry outside is committed before it runs, so

@@ -1,0 +1,59 @@
+/**
+ * A workflow's turn starts no step that could end past its host's deadline (a Lambda
+ * invocation's timeout, which `workerHandler` reads from the Lambda context), less the time its
+ * commit takes: the steps done commit, and the run goes on in the next turn. Without it, a turn
+ * whose steps outlast a short timeout would never commit, run again and again until the message
+ * is dead-lettered.
+ */
+import { workflow } from '@baton/core';
+import { PushWorker } from '@baton/core/engine';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { workflowHarness } from './harness.ts';
+
+/** Three steps of about 30 ms each, counted as they run. */
+function slowSteps(ran: string[]) {
+  return workflow({
+    name: 'slow-steps',
+    input: z.object({}),
+    run: async (ctx) => {
+      for (const name of ['one', 'two', 'three']) {
+        await ctx.step(name, async () => {
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          ran.push(name);
+        });
+      }
+      return ran.length;
+    },
+  });
+}
+
+/** The steps the instance's first turn runs, its batch given `deadline` (ms from now). */
+async function firstTurn(deadlineIn: number | undefined): Promise<string[]> {
+  const ran: string[] = [];
+  const Slow = slowSteps(ran);
+  const h = workflowHarness([Slow.actor]);
+  await h.client.start(Slow, 's-1', {});
+  const received = await h.backend.queue.receive({ max: 10, visibilityTimeoutMs: 30_000 });
+  const worker = new PushWorker(h.engine);
+  const deadline = deadlineIn === undefined ? undefined : Date.now() + deadlineIn;
+  const { done } = await worker.process(received, deadline);
+  expect(done).toHaveLength(received.length);
+  return ran;
+}
+
+describe("a workflow's steps and its host's deadline", () => {
+  it('runs one step in a turn whose deadline leaves no room for another as long and the commit', async () => {
+    // 1,010 ms: the first step (about 30 ms) runs, a second would end within the second kept for the commit.
+    expect(await firstTurn(1_010)).toEqual(['one']);
+  });
+
+  it('runs the steps on when the deadline leaves room, and without one', async () => {
+    expect(await firstTurn(60_000)).toEqual(['one', 'two', 'three']);
+    expect(await firstTurn(undefined)).toEqual(['one', 'two', 'three']);
+  });
+
+  it('runs the first step of a turn even past the deadline: a turn that ran none would never get on', async () => {
+    expect(await firstTurn(0)).toEqual(['one']);
+  });
+});
