@@ -80,7 +80,8 @@ describe('worker processes killed mid-turn and at random on DynamoDB Local and E
     const outcome = (t: { id: string }) => client.outcome(messageIds.get(t.id)!);
     let killing = true;
     const sending = (async () => {
-      for (let i = 0; i < TRANSFERS || killing; i++) {
+      // Up to four times TRANSFERS: each quiet check reads every transfer's outcome.
+      for (let i = 0; i < TRANSFERS || (killing && i < 4 * TRANSFERS); i++) {
         const t = {
           id: `t${i}`,
           from: names[Math.floor(workload() * ACCOUNTS)]!,
@@ -106,10 +107,13 @@ describe('worker processes killed mid-turn and at random on DynamoDB Local and E
       workers.landed('between receive and commit') < MID_TURN_KILLS ||
       workers.landed('between commit and ack') < MID_TURN_KILLS;
     let kills = 0;
-    while (kills < KILLS || (short() && kills < 2 * KILLS)) {
-      if (await workers.killOne(kills, random)) kills++;
+    try {
+      while (kills < KILLS || (short() && kills < 2 * KILLS)) {
+        if (await workers.killOne(kills, random)) kills++;
+      }
+    } finally {
+      killing = false;
     }
-    killing = false;
     console.log(`crash test: where the ${kills} kills struck: ${workers.describePhases()}`);
     await sending;
 

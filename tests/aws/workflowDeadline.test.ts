@@ -59,5 +59,7 @@ describe('the worker Lambda and its invocation time', () => {
     expect(ran).toEqual(['one', 'two', 'three']);
     await source.pollOnce();
     expect(await client.result(ref)).toBe('done');
+    // A unit test's stand-in for the context, without the method: no deadline, no failure.
+    await expect(worker({ Records: [] }, {} as never)).resolves.toEqual({ batchItemFailures: [] });
   });
 });

@@ -53,6 +53,32 @@ describe("a workflow's steps and its host's deadline", () => {
     expect(await firstTurn(undefined)).toEqual(['one', 'two', 'three']);
   });
 
+  it("counts every message's steps against the turn's deadline: a signal in the batch runs none past it", async () => {
+    const ran: string[] = [];
+    const Signalled = workflow({
+      name: 'signalled-steps',
+      input: z.object({}),
+      run: async (ctx) => {
+        const go = ctx.waitForEvent('go');
+        for (const name of ['one', 'two', 'three']) {
+          await ctx.step(name, async () => {
+            await new Promise((resolve) => setTimeout(resolve, 30));
+            ran.push(name);
+          });
+        }
+        await go;
+      },
+    });
+    const h = workflowHarness([Signalled.actor]);
+    const ref = await h.client.start(Signalled, 'g-1', {});
+    await h.client.signal(ref, 'go');
+    // The start and the signal: one batch, one turn of the instance.
+    const received = await h.backend.queue.receive({ max: 10, visibilityTimeoutMs: 30_000 });
+    expect(received).toHaveLength(2);
+    await new PushWorker(h.engine).process(received, Date.now() + 1_010);
+    expect(ran).toEqual(['one']);
+  });
+
   it('runs the first step of a turn even past the deadline: a turn that ran none would never get on', async () => {
     expect(await firstTurn(0)).toEqual(['one']);
   });

@@ -350,7 +350,7 @@ describe('compensations that call actors', () => {
     expect(paused.paused?.error).toMatchObject({
       code: ErrorCode.NON_DETERMINISTIC,
       message:
-        'workflow "late-careless": the compensation of "shelf.reserve" awaits something that is not a command of its saga (it asked the run\'s ctx for call "shelf.release", which issues nothing once its run has ended): nothing can resume it. Undo with the context a compensation is given — compensate: (result, saga) => saga.call(…), saga.step for work outside — deploy, and resume the instance',
+        'workflow "late-careless": the compensation of "shelf.reserve" awaits something that is not a command of its saga (the run\'s ctx was asked for call "shelf.release" since the run ended, and issues nothing then): nothing can resume it. Undo with the context a compensation is given — compensate: (result, saga) => saga.call(…), saga.step for work outside — deploy, and resume the instance',
       details: { reason: 'AWAITS_OUTSIDE', compensation: 'shelf.reserve' },
     });
     expect(await shelfOf(h)).toMatchObject({ stock: 7, releases: 0, notes: ['undoing l1'] });

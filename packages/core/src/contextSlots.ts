@@ -90,11 +90,21 @@ export const CONFIRM_RECORD = Symbol.for('baton.confirmRecord');
 export const COMMIT_FIRST = Symbol.for('baton.commitFirst');
 
 /**
- * Where a handler context keeps when its host stops the turn's work (epoch ms, the machine's
- * clock; a Lambda invocation's timeout), if the host says: workflows start no step that would
- * end past it, less the time their commit takes.
+ * Where a handler context keeps its turn's {@link TurnDeadline}, when its host says when it
+ * stops the turn's work: workflows start no step that would end past it, less the time their
+ * commit takes.
  */
 export const TURN_DEADLINE = Symbol.for('baton.turnDeadline');
+
+/** When a turn's host stops its work, and the steps its workflows ran so far: one per turn. */
+export interface TurnDeadline {
+  /** Epoch ms, the machine's clock: a Lambda invocation's timeout. */
+  readonly at: number;
+  /** Steps run in the turn, by all its messages. */
+  steps: number;
+  /** The longest of them, in ms. */
+  longestMs: number;
+}
 
 /**
  * Reads pages of an actor's state (see {@link StatePages}) by id, the ones never put left out:

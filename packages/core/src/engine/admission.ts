@@ -5,6 +5,7 @@
 
 import type { SenderMark } from '../adapter/marks.ts';
 import type { DeadLetter, Timer } from '../adapter/storedRecords.ts';
+import type { TurnDeadline } from '../contextSlots.ts';
 import type { BatonError } from '../errors.ts';
 import type { CommitBuilder } from './CommitBuilder.ts';
 import type { Arrival } from './channels.ts';
@@ -54,6 +55,6 @@ export interface Turn {
   readonly warm?: boolean;
   /** The inbox queue's redrive policy, when known (see `outOfAttempts`). */
   readonly maxReceives: number | undefined;
-  /** When the host stops the batch's work, if it says (see `BatchLimits`). */
-  readonly deadline: number | undefined;
+  /** When the host stops the turn's work, if it says, and the steps run against it. */
+  readonly deadline: TurnDeadline | undefined;
 }

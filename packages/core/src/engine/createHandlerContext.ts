@@ -14,6 +14,7 @@ import {
   type StatePages,
   TURN_DEADLINE,
   TURN_TRACE,
+  type TurnDeadline,
   WARM_CACHE,
 } from '../contextSlots.ts';
 import type { AnyEffectDefinition } from '../effect.ts';
@@ -353,7 +354,7 @@ class HandlerContext implements ActorContext<unknown>, HandlerSlots {
     };
   }
 
-  get [TURN_DEADLINE](): number | undefined {
+  get [TURN_DEADLINE](): TurnDeadline | undefined {
     return this.#options.deadline;
   }
 

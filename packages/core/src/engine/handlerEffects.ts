@@ -6,7 +6,7 @@ import type { ActorContext } from '../ActorContext.ts';
 import type { OverflowMark } from '../adapter/marks.ts';
 import type { Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
-import type { StatePages } from '../contextSlots.ts';
+import type { StatePages, TurnDeadline } from '../contextSlots.ts';
 import type { Send } from './outgoing.ts';
 
 /** What one handler run produced, collected by its context. */
@@ -50,5 +50,5 @@ export interface HandlingOptions {
   /** Earlier messages of the turn wait to commit with this one: see `COMMIT_FIRST` in contextSlots.ts. */
   uncommitted?: boolean;
   /** See `TURN_DEADLINE` in contextSlots.ts. */
-  deadline?: number | undefined;
+  deadline?: TurnDeadline | undefined;
 }

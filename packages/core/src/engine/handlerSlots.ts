@@ -11,6 +11,7 @@ import type {
   StatePages,
   TURN_DEADLINE,
   TURN_TRACE,
+  TurnDeadline,
   WARM_CACHE,
 } from '../contextSlots.ts';
 import type { TurnEngine } from './createEngine.ts';
@@ -29,5 +30,5 @@ export interface HandlerSlots {
   readonly [CONFIRM_RECORD]: () => Promise<void>;
   readonly [COMMIT_FIRST]: (() => void) | undefined;
   readonly [STATE_PAGES]: StatePages;
-  readonly [TURN_DEADLINE]: number | undefined;
+  readonly [TURN_DEADLINE]: TurnDeadline | undefined;
 }

@@ -3,6 +3,7 @@ import { type Envelope, isActorSender } from '../adapter/envelope.ts';
 import type { OverflowKey } from '../adapter/marks.ts';
 import type { ActorRecord, Timer } from '../adapter/storedRecords.ts';
 import type { HandlingTrace } from '../adapter/traceContext.ts';
+import type { TurnDeadline } from '../contextSlots.ts';
 import { type BatonError, isBatonError } from '../errors.ts';
 import type { Admission, Turn } from './admission.ts';
 import { admit, fired, knownByOutcome, redriven } from './admitMessage.ts';
@@ -90,6 +91,9 @@ export async function runTurn(
   // Keys a redo found used: none, unless a commit met DUPLICATE.
   let duplicateKeys: Set<string> | undefined;
   const { drainedAt } = options;
+  // One for the turn, whichever of its messages (and its redos) run steps against it.
+  const deadline: TurnDeadline | undefined =
+    options.deadline === undefined ? undefined : { at: options.deadline, steps: 0, longestMs: 0 };
   const drainedByCaller = (record: ActorRecord) =>
     drainedAt?.ver === record.ver && drainedAt.life === record.life;
   // An operator's redrive — or resume, which wakes the actor with one — may follow a change
@@ -111,7 +115,7 @@ export async function runTurn(
         duplicateKeys: duplicateKeys ?? NO_KEYS,
         warm: warm !== undefined,
         maxReceives: options.maxReceives,
-        deadline: options.deadline,
+        deadline,
       });
       result.counts.versionConflicts = attempt - 1;
       const committed = result.ver !== base.ver;
@@ -179,7 +183,12 @@ async function applyBatch(
     warm,
     maxReceives,
     deadline,
-  }: { duplicateKeys: ReadonlySet<string>; warm: boolean } & BatchLimits,
+  }: {
+    duplicateKeys: ReadonlySet<string>;
+    warm: boolean;
+    maxReceives: number | undefined;
+    deadline: TurnDeadline | undefined;
+  },
 ): Promise<TurnResult> {
   // A resumed actor applies the messages parked while it was paused first, in order.
   const replays = resumedWithParked(loaded) ? await parkedInbounds(engine, loaded, batch[0]) : [];

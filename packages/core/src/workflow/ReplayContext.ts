@@ -24,7 +24,7 @@ import { journalError } from './journalError.ts';
 import { mapInLanes } from './mapInLanes.ts';
 import { checkedProgress, PROGRESS_IN_STEP_LOG } from './progress.ts';
 import type { Replayer } from './Replayer.ts';
-import { journaled, runContextInCompensation } from './replayErrors.ts';
+import { isWaitingCommand, journaled, runContextInCompensation } from './replayErrors.ts';
 import { replayLogger } from './replayLogger.ts';
 import type { Slot } from './replayTypes.ts';
 import { checkRetryPolicy } from './retry.ts';
@@ -89,7 +89,7 @@ export class ReplayContext implements WorkflowContext {
     const misused = sagas?.inCompensation && runContextInCompensation(replayer, kind, name);
     if (misused) throw misused;
     const slot = replayer.issue(kind, name, this.#origin, to);
-    if (!slot && sagas?.started) sagas.dropped = `${kind} "${name}"`;
+    if (!slot && sagas?.started && isWaitingCommand(kind)) sagas.dropped = `${kind} "${name}"`;
     return slot;
   }
 

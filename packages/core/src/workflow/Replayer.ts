@@ -41,7 +41,7 @@ import type { DriveResult, ReplayHost, Slot } from './replayTypes.ts';
 import { SagaRunner } from './SagaRunner.ts';
 import { leftToUndo, startRunner } from './sagaStart.ts';
 import { type RunEnd, startRun } from './startRun.ts';
-import { attemptStep, pastDeadline, waitsForCommit } from './steps.ts';
+import { attemptStep, pastDeadline, ranStep, waitsForCommit } from './steps.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
 /**
@@ -277,10 +277,8 @@ export class Replayer {
   async drive(): Promise<DriveResult> {
     if (!this.#started) this.#start();
     let executed = 0;
-    // Wall-clock time since the turn's first step began (the turn's clock stands still), and
-    // the longest of its steps.
+    // Wall-clock time since the turn's first step began: the turn's clock stands still.
     let firstStep: number | undefined;
-    let longest = 0;
     const stepTime = () => (firstStep === undefined ? 0 : performance.now() - firstStep);
     for (;;) {
       await drain();
@@ -344,7 +342,7 @@ export class Replayer {
       if (
         executed >= this.#maxSteps ||
         stepTime() >= STEP_TIME_PER_TURN_MS ||
-        pastDeadline(this.host, executed, longest)
+        pastDeadline(this.host.deadline)
       ) {
         return { kind: 'suspended', more: true };
       }
@@ -360,7 +358,7 @@ export class Replayer {
         await attemptStep(this, runnable, this.host);
       } finally {
         this.attempting = false;
-        longest = Math.max(longest, performance.now() - began);
+        ranStep(this.host.deadline, performance.now() - began);
       }
     }
   }

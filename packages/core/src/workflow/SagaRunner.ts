@@ -40,7 +40,10 @@ export class SagaRunner {
    */
   inCompensation = false;
 
-  /** The last command asked of the run's `ctx` once the runner had started (it issued none). */
+  /**
+   * The last command that waits asked of the run's `ctx` during the compensation under way (it
+   * issued none: the run has ended).
+   */
   dropped: string | undefined;
 
   constructor(context: () => ReplayContext) {
@@ -106,6 +109,7 @@ export class SagaRunner {
     (async () => {
       for (const compensation of list) {
         this.#current = compensation.name;
+        this.dropped = undefined;
         try {
           if (compensation.step) await ctx.compensate(compensation.name, compensation.fn, retry);
           else await this.#call(() => compensation.fn(ctx));

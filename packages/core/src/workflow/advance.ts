@@ -5,7 +5,7 @@
  */
 import type { ActorContext } from '../ActorContext.ts';
 import { ANONYMOUS } from '../caller.ts';
-import { COMMIT_FIRST, CONFIRM_RECORD, TURN_DEADLINE } from '../contextSlots.ts';
+import { COMMIT_FIRST, CONFIRM_RECORD, TURN_DEADLINE, type TurnDeadline } from '../contextSlots.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
 import { parseActorId } from '../shared/actorId.ts';
 import { jsonSize } from '../shared/jsonSize.ts';
@@ -291,7 +291,7 @@ function actorHost(ctx: Ctx): ReplayHost {
     span: workflowSpan(ctx),
     confirm: (ctx as unknown as Record<symbol, (() => Promise<void>) | undefined>)[CONFIRM_RECORD],
     commitFirst: (ctx as unknown as Record<symbol, (() => void) | undefined>)[COMMIT_FIRST],
-    deadline: (ctx as unknown as Record<symbol, number | undefined>)[TURN_DEADLINE],
+    deadline: (ctx as unknown as Record<symbol, TurnDeadline | undefined>)[TURN_DEADLINE],
   };
 }
 

@@ -77,6 +77,9 @@ const WAITS: ReadonlySet<CommandKind> = new Set([
   'child',
 ]);
 
+/** Whether a command of `kind` is one a run waits on (not `now`, `random`, `uuid`, a patch). */
+export const isWaitingCommand = (kind: CommandKind): boolean => WAITS.has(kind);
+
 /**
  * INVALID_ARGUMENT when a compensation issues command `kind` on the run's `ctx`, which issues
  * nothing once its run has ended (the command would wait for ever); else `undefined`: for a
@@ -151,7 +154,7 @@ function compensationAwaitsOutside(
   const why =
     dropped === undefined
       ? "a command of the run's ctx, which issues nothing once its run has ended, a fetch, or a promise of its own"
-      : `it asked the run's ctx for ${dropped}, which issues nothing once its run has ended`;
+      : `the run's ctx was asked for ${dropped} since the run ended, and issues nothing then`;
   return new BatonError(
     ErrorCode.NON_DETERMINISTIC,
     `workflow "${workflow}": ${which} awaits something that is not a command of its saga (${why}): nothing can resume it. Undo with the context a compensation is given — compensate: (result, saga) => saga.call(…), saga.step for work outside — deploy, and resume the instance`,

@@ -4,6 +4,7 @@
  */
 import type { ActorRef } from '../actor.ts';
 import type { Caller } from '../caller.ts';
+import type { TurnDeadline } from '../contextSlots.ts';
 import type { BatonError, SerializedError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { InnerSpan } from '../openTelemetry.ts';
@@ -38,8 +39,8 @@ export interface ReplayHost {
    * record, where a step may run.
    */
   readonly commitFirst?: (() => void) | undefined;
-  /** When the host stops the turn's work, if it says (see `TURN_DEADLINE`): epoch ms. */
-  readonly deadline?: number | undefined;
+  /** When the host stops the turn's work, if it says, and the turn's steps (see `TURN_DEADLINE`). */
+  readonly deadline?: TurnDeadline | undefined;
 }
 
 /** How a drive ended. */

@@ -2,6 +2,7 @@
  * A workflow step in a live turn: one attempt of it, the key every attempt carries, and what a
  * step with a compensation must commit before it runs (see {@link waitsForCommit}).
  */
+import type { TurnDeadline } from '../contextSlots.ts';
 import { BatonError, ErrorCode, TerminalError, toBatonError, withheld } from '../errors.ts';
 import { asJson } from '../shared/asJson.ts';
 import { clip } from '../shared/clip.ts';
@@ -155,16 +156,24 @@ export function unfinishedAttempts(slots: Iterable<Slot>): Slot[] {
 export const COMMIT_TIME_MS = 1_000;
 
 /**
- * Whether a turn that ran `executed` steps, the longest `longestMs` long, starts no more: one
- * as long could end past its host's deadline (a Lambda invocation's timeout) less
+ * Whether the turn starts no more steps: one as long as its longest so far (run by any of its
+ * messages) could end past its host's deadline (a Lambda invocation's timeout) less
  * {@link COMMIT_TIME_MS}, and the turn would then never commit. Its first step always runs: a
  * turn that ran none would never get on.
  */
-export function pastDeadline(host: ReplayHost, executed: number, longestMs: number): boolean {
-  const { deadline } = host;
+export function pastDeadline(deadline: TurnDeadline | undefined): boolean {
   return (
-    deadline !== undefined && executed > 0 && Date.now() + longestMs + COMMIT_TIME_MS > deadline
+    deadline !== undefined &&
+    deadline.steps > 0 &&
+    Date.now() + deadline.longestMs + COMMIT_TIME_MS > deadline.at
   );
+}
+
+/** Counts a step of `ms` against the turn's deadline, if it has one. */
+export function ranStep(deadline: TurnDeadline | undefined, ms: number): void {
+  if (!deadline) return;
+  deadline.steps++;
+  deadline.longestMs = Math.max(deadline.longestMs, ms);
 }
 
 /**
