@@ -8,27 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { createAwsClients, createFifoQueue, createTable, DynamoStore, SqsQueue } from '@baton/aws';
 import { workerHandler } from '@baton/aws/lambda';
 import { LocalSqsEventSource } from '@baton/aws/local';
-import { silentLogger, workflow } from '@baton/core';
+import { silentLogger } from '@baton/core';
 import { Client } from '@baton/core/client';
 import { describe, expect, inject, it } from 'vitest';
-import * as z from 'zod';
+import { slowSteps } from '../workflow/slowSteps.ts';
 
 const ran: string[] = [];
-
-/** Three steps of about 30 ms each, counted as they run. */
-const Slow = workflow({
-  name: 'slow-steps',
-  input: z.object({}),
-  run: async (ctx) => {
-    for (const name of ['one', 'two', 'three']) {
-      await ctx.step(name, async () => {
-        await new Promise((resolve) => setTimeout(resolve, 30));
-        ran.push(name);
-      });
-    }
-    return 'done';
-  },
-});
+const Slow = slowSteps(ran);
 
 describe('the worker Lambda and its invocation time', () => {
   it('commits the steps that fit before the invocation ends, and runs the rest in the next', async () => {

@@ -10,23 +10,7 @@ import { PushWorker } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { workflowHarness } from './harness.ts';
-
-/** Three steps of about 30 ms each, counted as they run. */
-function slowSteps(ran: string[]) {
-  return workflow({
-    name: 'slow-steps',
-    input: z.object({}),
-    run: async (ctx) => {
-      for (const name of ['one', 'two', 'three']) {
-        await ctx.step(name, async () => {
-          await new Promise((resolve) => setTimeout(resolve, 30));
-          ran.push(name);
-        });
-      }
-      return ran.length;
-    },
-  });
-}
+import { pause, slowSteps } from './slowSteps.ts';
 
 /** The steps the instance's first turn runs, its batch given `deadline` (ms from now). */
 async function firstTurn(deadlineIn: number | undefined): Promise<string[]> {
@@ -61,10 +45,7 @@ describe("a workflow's steps and its host's deadline", () => {
       run: async (ctx) => {
         const go = ctx.waitForEvent('go');
         for (const name of ['one', 'two', 'three']) {
-          await ctx.step(name, async () => {
-            await new Promise((resolve) => setTimeout(resolve, 30));
-            ran.push(name);
-          });
+          await ctx.step(name, () => pause(30).then(() => void ran.push(name)));
         }
         await go;
       },
