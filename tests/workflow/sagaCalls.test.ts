@@ -312,6 +312,7 @@ describe('compensations that call actors', () => {
         code: ErrorCode.INVALID_ARGUMENT,
         message:
           'workflow "careless": a compensation issued call "shelf.release" on the run\'s ctx, which issues nothing once its run has ended: undo with the context a compensation is given — compensate: (result, saga) => saga.call(…)',
+        details: { workflow: 'careless', kind: 'call', name: 'shelf.release' },
       }),
     ]);
     expect(await shelfOf(h)).toMatchObject({ stock: 7, releases: 0 });
@@ -373,8 +374,9 @@ describe('compensations that call actors', () => {
           Shelf.ref('kettle'),
           'reserve',
           { orderId: 's1', qty: 3 },
-          // As a fetch that never answers would: nothing in the saga can settle it.
-          { compensate: () => new Promise(() => {}) },
+          // The run's clock, which waits on nothing, then as a fetch that never answers would:
+          // nothing in the saga can settle it.
+          { compensate: () => new Promise(() => void ctx.now()) },
         );
         throw new TerminalError('out of paper');
       },
@@ -384,9 +386,13 @@ describe('compensations that call actors', () => {
     await h.runAll();
     const { status, paused } = await h.client.workflowStatus(ref);
     expect(status).toBe('paused');
-    expect(paused?.error.message).toContain(
-      'the compensation of "shelf.reserve" awaits something that is not a command of its saga (a command of the run\'s ctx, which issues nothing once its run has ended, a fetch, or a promise of its own)',
-    );
+    expect(paused?.error).toMatchObject({
+      message: expect.stringContaining(
+        'the compensation of "shelf.reserve" awaits something that is not a command of its saga (a command of the run\'s ctx, which issues nothing once its run has ended, a fetch, or a promise of its own)',
+      ),
+      details: { compensation: 'shelf.reserve' },
+    });
+    expect(paused?.error.details).not.toHaveProperty('dropped');
   });
 
   it("lets a compensation read the run's ctx for what waits on nothing: its time", async () => {

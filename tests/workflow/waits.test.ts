@@ -332,6 +332,29 @@ describe('waiting in a workflow', () => {
     expect(await h.client.result(refs[1]!)).toBe('approved by ann');
   });
 
+  it('says nothing of a wait issued beside a sleep and a wait for another event', async () => {
+    const Beside = workflow({
+      name: 'beside',
+      input: z.object({}),
+      run: async (ctx) => {
+        const nap = ctx.sleep(60 * 60 * 1000);
+        const other = ctx.waitForEvent('other');
+        const approved = await ctx.waitForEvent<{ by: string }>('approve');
+        void nap;
+        void other;
+        return approved.by;
+      },
+    });
+    const { logger, lines } = recordingLogger();
+    const h = workflowHarness([Beside.actor], { logger });
+    const ref = await h.client.start(Beside, 'b', {});
+    await h.runAll({ until: h.clock.now() });
+    await h.client.signal(ref, 'approve', { by: 'ann' });
+    await h.runAll({ until: h.clock.now() });
+    expect(await h.client.result(ref)).toBe('ann');
+    expect(lines.filter((line) => line.message === WAIT_BEHIND_LOG)).toEqual([]);
+  });
+
   it('pauses a run racing nothing, saying a race needs an entry', async () => {
     const Empty = workflow({
       name: 'empty',
