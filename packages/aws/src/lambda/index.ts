@@ -14,6 +14,7 @@ export {
 } from './fromEnvironment.ts';
 export { authCaller, iamCaller } from './iamCaller.ts';
 export { type IngressOptions, ingressHandler } from './ingressHandler.ts';
+export type { LambdaInvocation } from './lambdaInvocation.ts';
 export { type RelayOptions, relayHandler } from './relayHandler.ts';
 export {
   SWEEP_BUDGET_MS,
@@ -23,7 +24,6 @@ export {
 } from './sweeperHandler.ts';
 export {
   type WorkerHandlerOptions,
-  type WorkerInvocation,
   workerHandler,
 } from './workerHandler.ts';
 export { workerMetricsFromEnvironment } from './workerMetrics.ts';

@@ -6,6 +6,7 @@ import {
   type SweeperOptions,
   type SweepResult,
 } from '@baton/core/engine';
+import type { LambdaInvocation } from './lambdaInvocation.ts';
 
 /**
  * How long one sweep works at most (its timers, then outboxes): under the schedule's minute, so
@@ -24,10 +25,8 @@ export const SWEEPER_LAG_ALARM_MS = 4 * 60_000;
 /** What a sweep leaves of the invocation's time for its last calls and its log line. */
 const TIMEOUT_MARGIN_MS = 10_000;
 
-/** The part of the Lambda context the sweeper reads. */
-export interface SweeperInvocation {
-  getRemainingTimeInMillis(): number;
-}
+/** The part of the Lambda context the sweeper reads (the worker reads the same). */
+export type SweeperInvocation = LambdaInvocation;
 
 /**
  * The sweeper Lambda, run on a schedule: drains outboxes that no worker will revisit and logs an

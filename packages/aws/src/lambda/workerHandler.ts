@@ -12,6 +12,7 @@ import {
 } from '@baton/core/engine';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { fromSqsRecord, type SqsEventRecord } from '../sqs/fromSqsRecord.ts';
+import type { LambdaInvocation } from './lambdaInvocation.ts';
 
 /**
  * The worker Lambda: an SQS FIFO event source hands it inbox messages; it runs one turn per
@@ -35,7 +36,7 @@ import { fromSqsRecord, type SqsEventRecord } from '../sqs/fromSqsRecord.ts';
  */
 export function workerHandler(
   options: WorkerHandlerOptions,
-): (event: SQSEvent, context?: WorkerInvocation) => Promise<SQSBatchResponse> {
+): (event: SQSEvent, context?: LambdaInvocation) => Promise<SQSBatchResponse> {
   const { metrics, ...engine } = options;
   // The metrics' listener and the app's own, if any, are both told of each turn.
   const record = metrics && turnMetrics(metrics);
@@ -65,11 +66,6 @@ export function workerHandler(
       metrics?.publishStoredMetrics();
     }
   };
-}
-
-/** The part of the Lambda context the worker reads: how long the invocation has left. */
-export interface WorkerInvocation {
-  getRemainingTimeInMillis(): number;
 }
 
 /**
