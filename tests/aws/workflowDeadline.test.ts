@@ -29,11 +29,11 @@ describe('the worker Lambda and its invocation time', () => {
     const queue = new SqsQueue({ client: sqs, queueUrl });
     const worker = workerHandler({ actors: [Slow.actor], store, queue, logger: silentLogger });
     // Each invocation has 1,010 ms: room for one 30 ms step and the second kept to commit.
-    const invocation = { getRemainingTimeInMillis: () => 1_010 };
     const source = new LocalSqsEventSource({
       client: sqs,
       queueUrl,
-      handler: (event) => worker(event, invocation),
+      handler: worker,
+      timeoutMs: 1_010,
       waitSeconds: 0,
     });
     const client = new Client({ actors: [Slow.actor], store, queue }).asSystem();

@@ -8,12 +8,25 @@ import {
 import { MAX_RECEIVE_MESSAGES } from '@baton/core';
 import { invalidArgument } from '@baton/core/adapter';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { LambdaInvocation } from '../lambda/lambdaInvocation.ts';
 
 export interface LocalSqsEventSourceOptions {
   readonly client: SQSClient;
   readonly queueUrl: string;
-  /** The Lambda handler to feed. */
-  readonly handler: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>;
+  /**
+   * The Lambda handler to feed. With `timeoutMs`, it gets a context as Lambda's, counting down
+   * from the call: `workerHandler` starts no workflow step that could end past it.
+   */
+  readonly handler: (
+    event: SQSEvent,
+    context?: LambdaInvocation,
+  ) => Promise<SQSBatchResponse | undefined>;
+  /**
+   * The function's timeout, as a deployed worker's (`BatonApp`'s `workerTimeout`): each call's
+   * context says how much of it is left. Nothing stops a call that outruns it. @default no
+   * context, no deadline
+   */
+  readonly timeoutMs?: number;
   /**
    * Messages per event: an integer from 1 to `MAX_RECEIVE_MESSAGES` (10), the most an SQS
    * receive returns. @default 10
@@ -49,7 +62,16 @@ export class LocalSqsEventSource {
    * INVALID_ARGUMENT: SQS and ElasticMQ refuse such a receive, and every poll would fail.
    */
   constructor(options: LocalSqsEventSourceOptions) {
-    const { batchSize } = options;
+    const { batchSize, timeoutMs } = options;
+    if (timeoutMs !== undefined && !(timeoutMs > 0)) {
+      throw invalidArgument(
+        `timeoutMs must be a number of milliseconds above 0, got ${timeoutMs}`,
+        {
+          option: 'timeoutMs',
+          value: timeoutMs,
+        },
+      );
+    }
     if (
       batchSize !== undefined &&
       (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_RECEIVE_MESSAGES)
@@ -76,7 +98,7 @@ export class LocalSqsEventSource {
 
   /** Receives one batch and hands it to the handler; returns how many messages it got. */
   async pollOnce(): Promise<number> {
-    const { client, queueUrl, handler } = this.#options;
+    const { client, queueUrl, handler, timeoutMs } = this.#options;
     const visibilitySeconds = Math.ceil((this.#options.visibilityTimeoutMs ?? 30_000) / 1000);
     const received = await client.send(
       new ReceiveMessageCommand({
@@ -93,7 +115,7 @@ export class LocalSqsEventSource {
     const records = messages.map((m) => toRecord(m, queueUrl));
     let failed = new Set<string>(records.map((r) => r.messageId));
     try {
-      const response = await handler({ Records: records });
+      const response = await handler({ Records: records }, invocation(timeoutMs));
       failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch (error) {
       this.#options.onError?.(error);
@@ -123,6 +145,13 @@ export class LocalSqsEventSource {
       }
     }
   }
+}
+
+/** A context counting down `timeoutMs` from now, as Lambda's does from the invocation's start. */
+function invocation(timeoutMs: number | undefined): LambdaInvocation | undefined {
+  if (timeoutMs === undefined) return undefined;
+  const end = Date.now() + timeoutMs;
+  return { getRemainingTimeInMillis: () => Math.max(0, end - Date.now()) };
 }
 
 function toRecord(message: Message, queueUrl: string): SQSRecord {
