@@ -319,4 +319,39 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/--limit takes a whole number from 1 to 1000, not "all"/);
   });
+
+  it("refuses a dead-letter queue that is not the inbox's: another deployment's, or the inbox spelt another way, moving nothing", async () => {
+    const other = await createOpsDeployment('qdl-other');
+    const otherDlq = new SqsQueue({
+      client: sqs(),
+      queueUrl: other.options['dead-letter-queue-url']!,
+    });
+    await otherDlq.send([message(add('theirs'))]);
+    const inbox = deployment.options['queue-url']!;
+    const respelt = inbox.replace('127.0.0.1', 'localhost');
+    expect(respelt).not.toBe(inbox);
+    for (const [queue, why] of [
+      [
+        other.options['dead-letter-queue-url']!,
+        `is not the inbox's dead-letter queue: the inbox ${inbox} moves its dead letters to `,
+      ],
+      [respelt, `names the inbox itself (${inbox}, spelt another way)`],
+    ] as const) {
+      const options = { ...deployment.options, 'dead-letter-queue-url': queue };
+      for (const argv of [
+        ['queue-dead-letters', 'list'],
+        ['queue-dead-letters', 'redrive', '--yes'],
+      ]) {
+        const run = await runBaton([...argv, '--json', ...flagsOf(options)]);
+        expect(run.code, argv.join(' ')).toBe(2);
+        expect(run.json().error.message, argv.join(' ')).toContain(
+          `--dead-letter-queue-url ${queue} ${why}`,
+        );
+        expect(run.err).toMatch(/; nothing was read or moved/);
+      }
+    }
+    // Their message is still theirs, and this inbox took nothing.
+    expect(await otherDlq.receive({ max: 10, visibilityTimeoutMs: 1_000 })).toHaveLength(1);
+    expect(await deployment.queue.receive({ max: 10, visibilityTimeoutMs: 1_000 })).toEqual([]);
+  });
 });

@@ -32,6 +32,7 @@ import { table } from './format.ts';
 import { recordRedrive, writerOf } from './letterTrails.ts';
 import { pasteable } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
+import { eachInTurn } from './partway.ts';
 
 /**
  * `baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run] [--force]`:
@@ -151,12 +152,24 @@ async function bulk(
   if (ctx.values.yes && warning !== '') {
     ctx.note(`${verb === 'purge' ? 'purging' : 'redriving'} ${what}. ${warning}`);
   }
-  const done: typeof listed = [];
-  for (const letter of letters) {
-    await act(letter);
-    done.push({ actor: letter.actorId, messageId: letter.messageId });
-    await ctx.audit(`dead-letters ${verb}`, { actor: letter.actorId, messageId: letter.messageId });
-  }
+  const done = await eachInTurn(
+    letters,
+    async (letter) => {
+      await act(letter);
+      const one = { actor: letter.actorId, messageId: letter.messageId };
+      await ctx.audit(`dead-letters ${verb}`, one);
+      return one;
+    },
+    {
+      did: verb === 'redrive' ? 'redrove' : 'purged',
+      items: 'dead letters',
+      name: (letter) => `${letter.actorId} ${letter.messageId}`,
+      again:
+        verb === 'redrive'
+          ? 'Once that is fixed, run it again: it leaves the letters it redrove (each is applied once)'
+          : 'Once that is fixed, run it again: those it purged are gone',
+    },
+  );
   // A paused actor parks what is redriven to it, as any message: applied once it is resumed.
   const paused = verb === 'redrive' ? await pausedOf(ctx, done) : [];
   ctx.print(

@@ -15,6 +15,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import { BatonError, ErrorCode } from '@baton/core';
 import { decodeEnvelope, type Envelope } from '@baton/core/adapter';
+import { checkDeadLetterQueueOf } from './deadLetterQueueOf.ts';
 import { resumeCommands } from './deadLetterRedrive.ts';
 import { clipped, duration, limitOption, table } from './format.ts';
 import { requireInbox } from './inboxNeeds.ts';
@@ -240,10 +241,18 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
         }
         if (redrivesOf(message) > 0) movedBefore++;
         await moveBack(sqs, inbox, message);
-        await sqs.send(
-          new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: message.ReceiptHandle }),
-        );
         moved++;
+        const remove = new DeleteMessageCommand({
+          QueueUrl: url,
+          ReceiptHandle: message.ReceiptHandle,
+        });
+        await sqs.send(remove).catch((error: unknown) => {
+          throw new BatonError(
+            ErrorCode.UNAVAILABLE,
+            `moved ${moved} message(s) into the inbox, and could not delete the last (to ${to ?? 'an unknown actor'}) from the dead-letter queue ${url} (${(error as Error).name}: ${(error as Error).message}): it is in both. Its actor applies it once, whichever copy comes first: run the redrive again once you may delete from that queue`,
+            { cause: error },
+          );
+        });
         if (to) actors.push(to);
       }
     }
@@ -314,7 +323,10 @@ async function countOf(sqs: SQSClient, url: string): Promise<number> {
   );
 }
 
-/** The dead-letter queue's URL (refused when the target names none), and the SQS client. */
+/**
+ * The dead-letter queue's URL, and the SQS client: refused when the target names none, or, the
+ * inbox named, when it is not the inbox's (`checkDeadLetterQueueOf`).
+ */
 async function deadLetterQueue(ctx: OpsContext) {
   const target = await ctx.target();
   const url = target.names.deadLetterQueueUrl;
@@ -324,6 +336,8 @@ async function deadLetterQueue(ctx: OpsContext) {
       'no dead-letter queue to read: pass --dead-letter-queue-url <url> (or --stack <name>, whose outputs name it)',
     );
   }
+  const inbox = target.names.inboxUrl;
+  if (inbox !== undefined) await checkDeadLetterQueueOf(target.sqs, inbox, url);
   return { sqs: target.sqs, url };
 }
 

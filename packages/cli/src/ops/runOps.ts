@@ -19,6 +19,7 @@ import { OpsContext, type OpsValues } from './OpsContext.ts';
 import type { OpsIo } from './OpsIo.ts';
 import { commandHelp, OPS_USAGE, usageAfterError } from './opsUsage.ts';
 import { outcome } from './outcome.ts';
+import { isPartway } from './partway.ts';
 import { queueDeadLettersList, queueDeadLettersRedrive } from './queueDeadLetters.ts';
 import { status } from './status.ts';
 import { followUp, type TargetOptions } from './target.ts';
@@ -313,7 +314,8 @@ export async function runOps(argv: readonly string[], io: OpsIo): Promise<number
     io.err(
       `baton ${name}: ${message}${await missingHint(ctx, message)}${await throttleHint(ctx, name, message)}${await unansweredHint(ctx, name, error)}`,
     );
-    return isBatonError(error) && error.code === 'INVALID_ARGUMENT' ? 2 : 1;
+    // A refusal is a usage error (2), unless a bulk action met it after doing part of its work.
+    return isBatonError(error) && error.code === 'INVALID_ARGUMENT' && !isPartway(error) ? 2 : 1;
   }
 }
 

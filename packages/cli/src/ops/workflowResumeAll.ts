@@ -9,6 +9,7 @@ import { BatonError, ErrorCode, type WorkflowState } from '@baton/core';
 import { storedInstanceRef } from '@baton/core/engine';
 import { limitOption } from './format.ts';
 import type { OpsContext } from './OpsContext.ts';
+import { eachInTurn } from './partway.ts';
 import { clientFor } from './workflowClient.ts';
 import { workflowArg } from './workflowInstance.ts';
 
@@ -46,12 +47,18 @@ export async function workflowsResumeAll(ctx: OpsContext): Promise<void> {
   }
   const sent: { id: string; messageId: string }[] = [];
   try {
-    for (const key of paused) {
+    const resume = async (key: string) => {
       // Each instance's own client: its inbox may be another than the others'.
       const { client, definition } = await clientFor(ctx, name, key);
       const { messageId } = await client.resumeWorkflow(storedInstanceRef(definition, key));
       sent.push({ id: key, messageId });
-    }
+    };
+    await eachInTurn(paused, resume, {
+      did: 'sent resume to',
+      items: `paused instances of ${name}`,
+      name: (key) => key,
+      again: 'Once that is fixed, run it again: an instance resumed twice replays once',
+    });
   } finally {
     // Those sent before a failure too.
     if (sent.length > 0) {
