@@ -222,6 +222,7 @@ export class OpsContext {
     }
     await this.operator();
     if (this.values.yes || (await confirm!(question))) return;
-    throw new BatonError(ErrorCode.INVALID_ARGUMENT, 'not confirmed: nothing was changed');
+    // Declined, not mistyped: CANCELLED, so the command exits 1 (failed), not 2 (usage).
+    throw new BatonError(ErrorCode.CANCELLED, 'not confirmed: nothing was changed');
   }
 }
