@@ -10,6 +10,7 @@ import { createAwsClients, createFifoQueue, SqsQueue } from '@baton/aws';
 import { workerHandler } from '@baton/aws/lambda';
 import { LocalSqsEventSource } from '@baton/aws/local';
 import { silentLogger } from '@baton/core';
+import { shellQuote } from '@baton/core/engine';
 import { expect, inject, it } from 'vitest';
 import {
   batonJson,
@@ -74,10 +75,12 @@ it('stops a bulk redrive at a letter it refuses, saying what it redrove and what
 
   faults.poisoned = false;
   const listed = await letters();
-  const named = (actor: string) => {
-    const letter = listed.find((l) => l.actor === actor)!;
-    return `${letter.actor} ${letter.messageId}`;
+  /** A letter as `details.partway` gives it, and as the message names it (its id quoted). */
+  const letter = (actor: string) => {
+    const { messageId } = listed.find((l) => l.actor === actor)!;
+    return { actor, messageId };
   };
+  const named = (actor: string) => `${actor} ${shellQuote(letter(actor).messageId)}`;
   const pattern = (actor: string) => literal(named(actor));
   expect(listed.map((l) => l.actor)).toEqual(['tally/a', 'tally/b', 'tally/c']);
   const run = await runBaton([
@@ -94,13 +97,13 @@ it('stops a bulk redrive at a letter it refuses, saying what it redrove and what
   const { error } = run.json();
   expect(error.code).toBe('INVALID_ARGUMENT');
   expect(error.details.partway).toEqual({
-    done: [named('tally/a')],
-    at: named('tally/b'),
-    notReached: [named('tally/c')],
+    done: [letter('tally/a')],
+    at: letter('tally/b'),
+    notReached: [letter('tally/c')],
   });
   expect(error.message).toMatch(
     new RegExp(
-      `^redrove 1 of the 3 dead letters \\(${pattern('tally/a')}\\), then stopped at ${pattern('tally/b')}: tally/b reads its inbox from another queue .*Nothing was sent to tally/b\\. Not reached: ${pattern('tally/c')}\\. Once that is fixed, run it again: it leaves the letters it redrove \\(each is applied once\\)$`,
+      `^redrove 1 of the 3 dead letters \\(${pattern('tally/a')}\\), then stopped at ${pattern('tally/b')}: tally/b reads its inbox from another queue .*Nothing was sent to tally/b\\. Not reached: ${pattern('tally/c')}\\. Once that is fixed, run it again: a letter it redrove is sent again, and still applied once$`,
     ),
   );
   expect(run.err.match(/"action":"dead-letters redrive"/g)).toHaveLength(1);
@@ -110,4 +113,19 @@ it('stops a bulk redrive at a letter it refuses, saying what it redrove and what
   expect(await entriesOf('tally/a')).toEqual(['poison']);
   expect(await entriesOf('tally/c')).toEqual([]);
   expect((await letters()).map((l) => l.actor)).toEqual(['tally/b', 'tally/c']);
+  // Run again, it meets tally/b first: having done nothing, it says tally/b's refusal alone, a
+  // usage error (2).
+  const again = await runBaton([
+    'dead-letters',
+    'redrive',
+    '--all',
+    '--yes',
+    '--json',
+    ...flagsOf(deployment.options),
+    '--operator',
+    'ops',
+  ]);
+  expect(again.code).toBe(2);
+  expect(again.json().error.details.partway).toBeUndefined();
+  expect(again.json().error.message).toMatch(/^tally\/b reads its inbox from another queue /);
 });

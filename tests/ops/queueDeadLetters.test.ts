@@ -353,5 +353,23 @@ describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
     // Their message is still theirs, and this inbox took nothing.
     expect(await otherDlq.receive({ max: 10, visibilityTimeoutMs: 1_000 })).toHaveLength(1);
     expect(await deployment.queue.receive({ max: 10, visibilityTimeoutMs: 1_000 })).toEqual([]);
+
+    // --force takes a queue the policy named before (here: any other), never the inbox itself.
+    const forced = (queue: string) =>
+      runBaton([
+        'queue-dead-letters',
+        'list',
+        '--force',
+        '--json',
+        ...flagsOf({ ...deployment.options, 'dead-letter-queue-url': queue }),
+      ]);
+    // The look above hid their message for a second.
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const taken = await forced(other.options['dead-letter-queue-url']!);
+    expect(taken.code, taken.err).toBe(0);
+    expect(taken.json().total).toBe(1);
+    const itself = await forced(respelt);
+    expect(itself.code).toBe(2);
+    expect(itself.json().error.message).toContain('names the inbox itself');
   });
 });

@@ -7,7 +7,7 @@
  * deadLetterPurge.ts.
  */
 import type { DeadLetter } from '@baton/core/adapter';
-import { purgeDeadLetter, redriveDeadLetter } from '@baton/core/engine';
+import { purgeDeadLetter, redriveDeadLetter, shellQuote } from '@baton/core/engine';
 import {
   type PendingRedrive,
   purgedReplies,
@@ -163,10 +163,11 @@ async function bulk(
     {
       did: verb === 'redrive' ? 'redrove' : 'purged',
       items: 'dead letters',
-      name: (letter) => `${letter.actorId} ${letter.messageId}`,
+      name: (letter) => `${letter.actorId} ${shellQuote(letter.messageId)}`,
+      json: (letter) => ({ actor: letter.actorId, messageId: letter.messageId }),
       again:
         verb === 'redrive'
-          ? 'Once that is fixed, run it again: it leaves the letters it redrove (each is applied once)'
+          ? 'Once that is fixed, run it again: a letter it redrove is sent again, and still applied once'
           : 'Once that is fixed, run it again: those it purged are gone',
     },
   );

@@ -33,9 +33,10 @@ export const OPS_USAGE = `Operating a deployed app:
     reply purged, its ask times out, and its continuation runs once, with ASK_TIMEOUT; --all leaves
     a letter whose last redrive is not applied yet, REDRIVEN in list: purged, that redrive would
     apply nothing, unless --include-pending)
-  baton queue-dead-letters list [--limit n]         what the inbox's own dead-letter queue holds
-  baton queue-dead-letters redrive [--type t] [--app <entry>] [--dry-run]   moves it all (or a type's) back into the inbox
-    (with --app, not a --type the app does not define, the nearest type offered)
+  baton queue-dead-letters list [--limit n] [--force]   what the inbox's own dead-letter queue holds
+  baton queue-dead-letters redrive [--type t] [--app <entry>] [--dry-run] [--force]   moves it all (or a type's) back into the inbox
+    (with --app, not a --type the app does not define, the nearest type offered; not from a queue
+    the inbox's redrive policy does not name, unless --force: one it named before)
   baton timers list <type/key>
   baton timers cancel <type/key> <timer id>         it never fires (not an ask's timeout, nor a workflow's timer)
   baton workflows list [<workflow>] [--status s] [--limit n] [--cursor c]   (all: --app <entry>)

@@ -11,6 +11,7 @@ const words = {
   did: 'sent resume to',
   items: 'paused instances',
   name: (n: number) => `i-${n}`,
+  json: (n: number) => ({ id: `i-${n}` }),
   again: 'Run it again.',
 };
 const failAt = (at: number, error: unknown) => async (n: number) => {
@@ -42,10 +43,11 @@ describe('eachInTurn', () => {
     expect(thrown.message).toBe(
       'sent resume to 7 of the 9 paused instances (i-0, i-1, i-2, i-3, i-4 and 2 more), then stopped at i-7: socket hang up. Not reached: i-8. Run it again.',
     );
+    // What was done as the action gave it; the rest as `json` names them.
     expect(thrown.details.partway).toEqual({
-      done: ['i-0', 'i-1', 'i-2', 'i-3', 'i-4', 'i-5', 'i-6'],
-      at: 'i-7',
-      notReached: ['i-8'],
+      done: [0, 10, 20, 30, 40, 50, 60],
+      at: { id: 'i-7' },
+      notReached: [{ id: 'i-8' }],
     });
   });
 
@@ -57,7 +59,7 @@ describe('eachInTurn', () => {
       (e) => e,
     )) as BatonError;
     expect(thrown.code).toBe(ErrorCode.INVALID_STATE);
-    expect(thrown.details).toMatchObject({ id: 'i-1', partway: { done: ['i-0'], notReached: [] } });
+    expect(thrown.details).toMatchObject({ id: 'i-1', partway: { done: [0], notReached: [] } });
     expect(thrown.message).toBe(
       'sent resume to 1 of the 2 paused instances (i-0), then stopped at i-1: it is running. Run it again.',
     );

@@ -2,7 +2,7 @@
  * A bulk action (`dead-letters redrive --all`, `purge --all`, `workflows resume --all`) acts on
  * its items one by one and stops at the first that fails. Failing after others were done, its
  * error says so: what it did, the item it stopped at and why, and what it did not reach — in
- * `--json` too, under `details.partway` — and the command exits 1 (failed), not 2: the item's
+ * `--json` too, under `details.partway`, what it did as the command's success gives it — and the command exits 1 (failed), not 2: the item's
  * own refusal ("nothing was sent to …", INVALID_ARGUMENT) speaks of that item alone, and would
  * read as a mistyped command.
  */
@@ -14,8 +14,10 @@ export interface BulkWords<T> {
   readonly did: string;
   /** What its items are, counted: `dead letter(s)`. */
   readonly items: string;
-  /** An item as the operator reads it: `tally/a 01J…`. */
+  /** An item as the operator reads it, in the message: `tally/a 'ingress:[…]'`. */
   readonly name: (item: T) => string;
+  /** An item as `details.partway` gives it, in `--json`: `{ actor, messageId }`. */
+  readonly json: (item: T) => unknown;
   /** What to do once the cause is fixed: `run it again: a letter redriven twice is applied once`. */
   readonly again: string;
 }
@@ -38,7 +40,7 @@ export async function eachInTurn<T, R>(
       results.push(await act(item));
     } catch (error) {
       if (index === 0) throw error;
-      throw stoppedPartway(error, items, index, words);
+      throw stoppedPartway(error, items, results, words);
     }
   }
   return results;
@@ -49,22 +51,28 @@ export function isPartway(error: unknown): boolean {
   return isBatonError(error) && error.details.partway !== undefined;
 }
 
-function stoppedPartway<T>(
+function stoppedPartway<T, R>(
   error: unknown,
   items: readonly T[],
-  index: number,
-  { did, items: what, name, again }: BulkWords<T>,
+  results: readonly R[],
+  { did, items: what, name, json, again }: BulkWords<T>,
 ): BatonError {
-  const done = items.slice(0, index).map(name);
-  const at = name(items[index]!);
-  const notReached = items.slice(index + 1).map(name);
+  const index = results.length;
+  const item = items[index]!;
+  const rest = items.slice(index + 1);
   const cause = isBatonError(error) ? error : undefined;
   const message = (error instanceof Error ? error.message : String(error)).replace(/\.$/, '');
-  const reached = notReached.length === 0 ? '' : ` Not reached: ${listed(notReached)}.`;
+  const reached = rest.length === 0 ? '' : ` Not reached: ${listed(rest.map(name))}.`;
   return new BatonError(
     cause?.code ?? ErrorCode.UNAVAILABLE,
-    `${did} ${done.length} of the ${items.length} ${what} (${listed(done)}), then stopped at ${at}: ${message}.${reached} ${again}`,
-    { cause: error, details: { ...cause?.details, partway: { done, at, notReached } } },
+    `${did} ${index} of the ${items.length} ${what} (${listed(items.slice(0, index).map(name))}), then stopped at ${name(item)}: ${message}.${reached} ${again}`,
+    {
+      cause: error,
+      details: {
+        ...cause?.details,
+        partway: { done: results, at: json(item), notReached: rest.map(json) },
+      },
+    },
   );
 }
 

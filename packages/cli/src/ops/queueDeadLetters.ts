@@ -249,8 +249,8 @@ export async function queueDeadLettersRedrive(ctx: OpsContext): Promise<void> {
         await sqs.send(remove).catch((error: unknown) => {
           throw new BatonError(
             ErrorCode.UNAVAILABLE,
-            `moved ${moved} message(s) into the inbox, and could not delete the last (to ${to ?? 'an unknown actor'}) from the dead-letter queue ${url} (${(error as Error).name}: ${(error as Error).message}): it is in both. Its actor applies it once, whichever copy comes first: run the redrive again once you may delete from that queue`,
-            { cause: error },
+            `moved ${moved} message(s) into the inbox; the delete of the last (to ${to ?? 'an unknown actor'}) from the dead-letter queue ${url} failed (${(error as Error).name}: ${(error as Error).message}), so it may be in both. Its actor applies it once, whichever copy comes first: run the redrive again once you may delete from that queue`,
+            { cause: error, details: { moved, actor: to, messageId: message.MessageId } },
           );
         });
         if (to) actors.push(to);
@@ -325,7 +325,8 @@ async function countOf(sqs: SQSClient, url: string): Promise<number> {
 
 /**
  * The dead-letter queue's URL, and the SQS client: refused when the target names none, or, the
- * inbox named, when it is not the inbox's (`checkDeadLetterQueueOf`).
+ * inbox named, when it is not the inbox's (`checkDeadLetterQueueOf`; `--force` takes one the
+ * inbox's redrive policy named before).
  */
 async function deadLetterQueue(ctx: OpsContext) {
   const target = await ctx.target();
@@ -337,7 +338,9 @@ async function deadLetterQueue(ctx: OpsContext) {
     );
   }
   const inbox = target.names.inboxUrl;
-  if (inbox !== undefined) await checkDeadLetterQueueOf(target.sqs, inbox, url);
+  if (inbox !== undefined) {
+    await checkDeadLetterQueueOf(target.sqs, inbox, url, ctx.values.force === true);
+  }
   return { sqs: target.sqs, url };
 }
 

@@ -104,10 +104,14 @@ const COMMANDS: Readonly<
     takes: [...FILTERS, 'all', 'dry-run', 'include-pending'],
     operands: ONE_LETTER,
   },
-  'queue-dead-letters list': { run: queueDeadLettersList, takes: ['limit'], operands: [] },
+  'queue-dead-letters list': {
+    run: queueDeadLettersList,
+    takes: ['limit', 'force'],
+    operands: [],
+  },
   'queue-dead-letters redrive': {
     run: queueDeadLettersRedrive,
-    takes: ['type', 'app', 'dry-run'],
+    takes: ['type', 'app', 'dry-run', 'force'],
     operands: [],
   },
   'timers list': { run: timersList, takes: [], operands: ['<type/key>'] },

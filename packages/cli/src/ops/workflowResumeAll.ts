@@ -51,12 +51,15 @@ export async function workflowsResumeAll(ctx: OpsContext): Promise<void> {
       // Each instance's own client: its inbox may be another than the others'.
       const { client, definition } = await clientFor(ctx, name, key);
       const { messageId } = await client.resumeWorkflow(storedInstanceRef(definition, key));
-      sent.push({ id: key, messageId });
+      const one = { id: key, messageId };
+      sent.push(one);
+      return one;
     };
     await eachInTurn(paused, resume, {
       did: 'sent resume to',
       items: `paused instances of ${name}`,
       name: (key) => key,
+      json: (key) => ({ id: key }),
       again: 'Once that is fixed, run it again: an instance resumed twice replays once',
     });
   } finally {
