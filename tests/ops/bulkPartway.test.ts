@@ -83,16 +83,18 @@ it('stops a bulk redrive at a letter it refuses, saying what it redrove and what
   const named = (actor: string) => `${actor} ${shellQuote(letter(actor).messageId)}`;
   const pattern = (actor: string) => literal(named(actor));
   expect(listed.map((l) => l.actor)).toEqual(['tally/a', 'tally/b', 'tally/c']);
-  const run = await runBaton([
-    'dead-letters',
-    'redrive',
-    '--all',
-    '--yes',
-    '--json',
-    ...flagsOf(deployment.options),
-    '--operator',
-    'ops',
-  ]);
+  const redriveAll = () =>
+    runBaton([
+      'dead-letters',
+      'redrive',
+      '--all',
+      '--yes',
+      '--json',
+      ...flagsOf(deployment.options),
+      '--operator',
+      'ops',
+    ]);
+  const run = await redriveAll();
   expect(run.code, run.err).toBe(1);
   const { error } = run.json();
   expect(error.code).toBe('INVALID_ARGUMENT');
@@ -115,16 +117,7 @@ it('stops a bulk redrive at a letter it refuses, saying what it redrove and what
   expect((await letters()).map((l) => l.actor)).toEqual(['tally/b', 'tally/c']);
   // Run again, it meets tally/b first: having done nothing, it says tally/b's refusal alone, a
   // usage error (2).
-  const again = await runBaton([
-    'dead-letters',
-    'redrive',
-    '--all',
-    '--yes',
-    '--json',
-    ...flagsOf(deployment.options),
-    '--operator',
-    'ops',
-  ]);
+  const again = await redriveAll();
   expect(again.code).toBe(2);
   expect(again.json().error.details.partway).toBeUndefined();
   expect(again.json().error.message).toMatch(/^tally\/b reads its inbox from another queue /);
