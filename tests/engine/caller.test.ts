@@ -131,6 +131,36 @@ describe('ctx.caller', () => {
     expect(await seen(h, 'w')).toEqual([{ tag: 'trusted', caller: { kind: 'system' } }]);
   });
 
+  it("tells a client that spoke as nobody by default so when a handler's authorize refuses it", async () => {
+    const Vault = actor({
+      name: 'vault',
+      state: z.object({}),
+      initial: () => ({}),
+      handlers: {
+        open: {
+          public: true,
+          payload: z.object({}),
+          authorize: (caller) => caller.kind === 'user',
+          handle: () => {},
+        },
+      },
+    });
+    const h = setup({ actors: [Vault] });
+    const outside = new Client({ actors: [Vault], store: h.backend.store, queue: h.backend.queue });
+    const refusal = /^not allowed: this caller may not send "open" to vault\/v/;
+    await expect(outside.send(Vault.ref('v'), 'open', {})).rejects.toMatchObject({
+      code: ErrorCode.FORBIDDEN,
+      message: expect.stringMatching(
+        /; this Client speaks for an anonymous caller: trusted server code .*client\.asSystem\(\)/,
+      ),
+    });
+    await expect(outside.send(Vault.ref('v'), 'open', {})).rejects.toThrow(refusal);
+    // A caller the host named is told the refusal alone.
+    const named = outside.send(Vault.ref('v'), 'open', {}, { caller: { kind: 'anonymous' } });
+    await expect(named).rejects.toThrow(new RegExp(`${refusal.source}$`));
+    expect(await h.run()).toBe(0);
+  });
+
   it('never appears in clear in message ids or log lines, which carry its digest', async () => {
     const lines: string[] = [];
     const logger = jsonLogger({ level: 'debug', write: (line) => lines.push(line) });

@@ -55,14 +55,15 @@ export function authorizeMessage(
     ? (registry.definition(parsed.type).handlers as Record<string, AnyHandler>)
     : {};
   const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
-  // The hint (to trusted code that forgot to say so) fits an internal handler only.
+  // The hint (to trusted code that forgot to say so) fits a handler the app has only.
   if (handler?.public !== true) throw notOpen(registry, parsed.type, name, handler && hint);
   const resolved = resolveGuarded(registry, handler, parsed.type, to, name, payload);
   if (handler.authorize && !allows(() => handler.authorize!(caller, refOf(to), resolved.payload))) {
-    throw forbidden(`not allowed: this caller may not send "${name}" to ${to}`, {
-      to,
-      name,
-    });
+    // The hint goes to trusted code that sent as nobody by default (a test's Client, say).
+    throw forbidden(
+      `not allowed: this caller may not send "${name}" to ${to}${hint ? `; ${hint}` : ''}`,
+      { to, name },
+    );
   }
   return resolved;
 }
