@@ -1,10 +1,10 @@
 /**
  * `pnpm pack:all [folder]`: builds every package and writes the tarball of each publishable one
  * to one folder (`packed/` by default) — what `baton init <app> --from <folder>` installs from
- * until the packages are published.
+ * until the packages are published. The build's errors, if any, are shown, and nothing is packed.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
@@ -18,7 +18,44 @@ const packages = readdirSync(join(root, 'packages'))
 const run = (cwd: string, args: string[]) =>
   execFileSync('pnpm', args, { cwd, stdio: ['ignore', 'ignore', 'inherit'] });
 
-run(root, ['run', 'build']);
+/** The files a package's published exports and bin name that its build has not written. */
+const unbuilt = (dir: string): string[] => {
+  type Target = string | Record<string, string>;
+  const {
+    publishConfig: published = {},
+  }: {
+    publishConfig?: { exports?: Record<string, Target>; bin?: Record<string, string> };
+  } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  const targets: Target[] = [
+    ...Object.values(published.exports ?? {}),
+    ...Object.values(published.bin ?? {}),
+  ];
+  return targets
+    .flatMap((target) => (typeof target === 'string' ? [target] : Object.values(target)))
+    .filter((file) => !existsSync(join(dir, file)))
+    .map((file) => relative(root, join(dir, file)));
+};
+/** Builds every package, its errors shown (tsc writes them to stdout); exits 1 if it fails. */
+const build = (...args: string[]) => {
+  try {
+    execFileSync('pnpm', ['run', '--silent', 'build', ...args], { cwd: root, stdio: 'inherit' });
+  } catch {
+    console.error('pnpm pack:all: the build failed, with the errors above; nothing was packed');
+    process.exit(1);
+  }
+};
+
+build();
+// The build trusts its record of what it wrote, kept apart from dist/: a dist/ deleted since
+// reads as built, and would pack empty. Built again from nothing, then checked.
+if (packages.some((dir) => unbuilt(dir).length > 0)) build('--force');
+const missing = packages.flatMap(unbuilt);
+if (missing.length > 0) {
+  console.error(
+    `pnpm pack:all: the build wrote no ${missing.join(', ')}; nothing was packed. Check each package's tsconfig.build.json`,
+  );
+  process.exit(1);
+}
 mkdirSync(out, { recursive: true });
 // Tarballs of an earlier version would be installed beside the new ones.
 for (const file of readdirSync(out)) {

@@ -126,8 +126,12 @@ describe('baton when a service does not answer', () => {
     expect(redrive.code).toBe(1);
     // One letter sent (and audited) before SQS stopped answering.
     expect(redrive.err.match(/baton audit .*"action":"dead-letters redrive"/g)).toHaveLength(1);
+    // It says how far it got: one letter redriven, stopped at the other.
+    expect(redrive.err).toMatch(
+      /^baton dead-letters redrive: redrove 1 of the 2 dead letters \(tally\/[vw] .*\), then stopped at tally\/[vw] /m,
+    );
     expect(redrive.err).toContain(
-      `baton dead-letters redrive: SQS at ${proxy} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s (1 attempt)`,
+      `: SQS at ${proxy} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s (1 attempt)`,
     );
     expect(redrive.err).toMatch(
       /\n {2}it may have taken effect before that, in part or whole: run it again: a letter redriven twice is applied once \(each stays listed in baton dead-letters list .* until its actor applies it\)$/,
