@@ -1,7 +1,8 @@
 /**
  * `pnpm pack:all [folder]`: builds every package and writes the tarball of each publishable one
  * to one folder (`packed/` by default) — what `baton init <app> --from <folder>` installs from
- * until the packages are published. The build's errors, if any, are shown, and nothing is packed.
+ * until the packages are published. Every package is built from nothing, so a tarball holds the
+ * outputs of today's sources alone. The build's errors, if any, are shown, and nothing is packed.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -45,10 +46,13 @@ const build = (...args: string[]) => {
   }
 };
 
-build();
-// The build trusts its record of what it wrote, kept apart from dist/: a dist/ deleted since
-// reads as built, and would pack empty. Built again from nothing, then checked.
-if (packages.some((dir) => unbuilt(dir).length > 0)) build('--force');
+// From nothing: the build trusts its record of what it wrote, kept apart from dist/, so a dist/
+// deleted since would read as built and pack empty, and it never removes the output of a source
+// deleted since, which would be packed and shipped.
+for (const folder of readdirSync(join(root, 'packages'))) {
+  rmSync(join(root, 'packages', folder, 'dist'), { recursive: true, force: true });
+}
+build('--force');
 const missing = packages.flatMap(unbuilt);
 if (missing.length > 0) {
   console.error(
