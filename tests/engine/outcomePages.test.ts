@@ -19,6 +19,7 @@ import {
   pageItemBytes,
   type Store,
 } from '@baton/core/adapter';
+import { Client } from '@baton/core/client';
 import { PAGE_BYTES, pageBytes } from '@baton/core/engine';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
@@ -357,6 +358,57 @@ describe('ingress outcomes in pages', () => {
     expect(runs.add).toBe(MANY + 1);
     expect(await h.state('counter/c')).toMatchObject({ total: 100 + MANY });
     expect(await h.client.outcome(messageId)).toEqual({ ok: true, value: 100 });
+  });
+
+  it("applies once a message two doors sent under one key, whichever applied: every copy carries the key's claim's sentAt, though a door's clock is behind it", async () => {
+    const { Counter, runs } = counter();
+    // Each commit closes its page: a copy is then looked up in closed pages alone.
+    const h = setup({ actors: [Counter], limits: { outcomePageBytes: 1 } });
+    const { store, queue } = h.backend;
+    const enqueued: Envelope[] = [];
+    const failing = {
+      send: async () => Promise.reject(new Error('network')),
+      receive: queue.receive.bind(queue),
+      ack: queue.ack.bind(queue),
+      release: queue.release.bind(queue),
+    };
+    const recording = {
+      ...failing,
+      send: async (messages: Parameters<typeof queue.send>[0]) => {
+        for (const { body } of messages) enqueued.push(JSON.parse(body) as Envelope);
+        return queue.send(messages);
+      },
+    };
+    // Door X's clock runs 30 s ahead of door Y's. X claims the key, and its enqueue fails.
+    const ahead = { now: () => h.clock.now() + 30_000 };
+    const doorX = new Client({ actors: [Counter], store, queue: failing, clock: ahead }).asSystem();
+    const doorY = new Client({
+      actors: [Counter],
+      store,
+      queue: recording,
+      clock: h.clock,
+    }).asSystem();
+    const ref = Counter.ref('c');
+    const claimedAt = ahead.now();
+    await expect(doorX.send(ref, 'add', { by: 5 }, { idempotencyKey: 'k' })).rejects.toThrow(
+      'network',
+    );
+    // Y's send of the same message finds the claim and no outcome: its copy is enqueued and
+    // applied, carrying the claim's sentAt, not Y's earlier one.
+    await doorY.send(ref, 'add', { by: 5 }, { idempotencyKey: 'k' });
+    expect(enqueued.map((envelope) => envelope.sentAt)).toEqual([claimedAt]);
+    await h.run();
+    expect(await h.state('counter/c')).toMatchObject({ total: 5 });
+
+    // Past the queue's dedupe window, X's retry: on DynamoDB its read goes back to pages of
+    // messages sent from the claim's sentAt (the embedded store reads by key), so its copy is
+    // enqueued as it is here. The actor looks it up in the closed page and skips it.
+    h.clock.advance(10 * 60_000);
+    const copy = { ...enqueued[0]!, sentAt: claimedAt };
+    await queue.send([{ group: 'counter/c', dedupeId: copy.id, body: encodeEnvelope(copy) }]);
+    await h.run();
+    expect(runs.add).toBe(1);
+    expect(await h.state('counter/c')).toMatchObject({ n: 1, total: 5 });
   });
 
   it('reads each closed page about once for a backlog sent at one instant, and still applies every copy once', async () => {

@@ -19,8 +19,9 @@ export const CLAIM_CLOCK_MARGIN_MS = 60 * 60 * 1000;
 
 /**
  * Where a read of the outcome of a key `claim` holds starts: at the claim's send, less
- * {@link CLAIM_CLOCK_MARGIN_MS} (a retry's copy carries that send's `sentAt` or an earlier one,
- * from a clock behind it); undefined for a claim that names no send.
+ * {@link CLAIM_CLOCK_MARGIN_MS} (a retry's copy carries that send's `sentAt`, but one enqueued
+ * by a Baton before it did may carry an earlier one, from a clock behind it); undefined for a
+ * claim that names no send.
  */
 export function claimedFrom(claim: { readonly sentAt?: number }): number | undefined {
   return claim.sentAt === undefined ? undefined : claim.sentAt - CLAIM_CLOCK_MARGIN_MS;
@@ -85,11 +86,15 @@ export class IdempotencyKeys {
     if (held.fingerprint !== fingerprint) throw idempotencyKeyReused(envelope);
     // A claim made before claims kept it, a retention before it expires, less a clocks' margin.
     const claimed = held.sentAt ?? held.expiresAt - this.claimRetentionMs - CLAIM_CLOCK_MARGIN_MS;
-    const retry = { ...envelope, sentAt: Math.min(claimed, envelope.sentAt) };
-    // A retry: its message may have been processed since.
+    // The claim's, never this send's own, even where it is earlier (a clock behind): the actor
+    // and the reads look for a copy's outcome among messages sent from the copy's sentAt on, so
+    // every copy must carry that of the one applied, whichever it was.
+    const retry = { ...envelope, sentAt: claimed };
+    // A retry: its message may have been processed since, as a copy a Baton before this one
+    // stamped with its own clock's earlier time (see claimedFrom).
     let pastBound = false;
     const known = await this.store
-      .readIdempotency(envelope.id, retry.sentAt, BOUNDED_READ)
+      .readIdempotency(envelope.id, claimed - CLAIM_CLOCK_MARGIN_MS, BOUNDED_READ)
       .catch((error: unknown) => {
         if (!isBatonError(error) || error.code !== ErrorCode.LIMIT_EXCEEDED) throw error;
         pastBound = true;
