@@ -59,7 +59,7 @@ export async function checkAtDoor(
   if ((state.firstRun ?? state).runId === digest128(id).slice(0, 16)) return;
   // The input as the start's turn will see it: parsed by the workflow's schema.
   const { input } = registry.resolve(to, name, payload).payload as { input: unknown };
-  const refused = startedOtherwise(named.key, state, input, readable());
+  const refused = startedOtherwise(definition, named.key, state, input, readable());
   if (refused) throw refused;
 }
 

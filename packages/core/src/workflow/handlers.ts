@@ -115,7 +115,13 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
           armDeadline(definition, ctx);
           await advance(definition, ctx);
         } else {
-          const refused = startedOtherwise(ctx.self.key, ctx.state, input, readable(ctx));
+          const refused = startedOtherwise(
+            definition,
+            ctx.self.key,
+            ctx.state,
+            input,
+            readable(ctx),
+          );
           if (refused) throw refused;
         }
         return summary(ctx);
@@ -230,7 +236,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         const { state } = ctx;
         const parent = ctx.caller.kind === 'actor' ? ctx.caller.actor : undefined;
         if (!parent) return summary(ctx);
-        if (state.status !== 'new' && !startedAlike(state, input)) {
+        if (state.status !== 'new' && !startedAlike(definition, state, input)) {
           // A run someone else started, or with another input (a user may start a public
           // workflow first at the id a parent will use): its output is not the parent's.
           tellParent(ctx, { actor: parent, seq, run }, { ok: false, error: taken(ctx) });

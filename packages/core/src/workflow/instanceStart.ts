@@ -14,6 +14,7 @@ import { canonicalJson } from '../shared/canonicalJson.ts';
 import { digest128 } from '../shared/sha256.ts';
 import { EXPIRE_TIMER, expireAfterRetention } from './advance.ts';
 import { turnTrace } from './commandSpans.ts';
+import { inputAsRead } from './inputAsRead.ts';
 import { type EndedStart, FINAL_STATUSES, RULES, type WorkflowState } from './journal.ts';
 import { journalError } from './journalError.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
@@ -70,13 +71,22 @@ export function takeEndedStart(
  * Whether a parent's child command may take the run `state` holds as its own: one that trusted
  * code (a parent, an actor, the system) started with the same input.
  */
-export function startedAlike(state: WorkflowState, input: unknown): boolean {
+export function startedAlike(
+  definition: AnyWorkflowDefinition,
+  state: WorkflowState,
+  input: unknown,
+): boolean {
   if (!state.caller || !isTrusted(state.caller)) return false;
-  return canonicalJson(startInput(state)) === canonicalJson(input);
+  return sameInput(definition, state, input);
 }
 
-/** The input the instance was started with: its first run's, whatever run continued it. */
-const startInput = (state: WorkflowState) => (state.firstRun ?? state).input;
+/**
+ * Whether `input` (as the workflow's schema parsed it) is the instance's start input: its first
+ * run's, whatever run continued it, as this code reads it (with the defaults of fields its schema
+ * gained since).
+ */
+const sameInput = (definition: AnyWorkflowDefinition, state: WorkflowState, input: unknown) =>
+  canonicalJson(inputAsRead(definition, (state.firstRun ?? state).input)) === canonicalJson(input);
 
 /**
  * Whether the run `state` holds was started as the child of another run of `parent`'s id: an
@@ -122,6 +132,7 @@ export function taken(ctx: Ctx): SerializedError {
  * keyed retry of the start that began the run is answered before this, by its outcome.)
  */
 export function startedOtherwise(
+  definition: AnyWorkflowDefinition,
   key: string,
   state: WorkflowState,
   input: unknown,
@@ -134,7 +145,7 @@ export function startedOtherwise(
       { details: { id: key } },
     );
   }
-  if (canonicalJson(startInput(state)) === canonicalJson(input)) return undefined;
+  if (sameInput(definition, state, input)) return undefined;
   const { status } = state;
   const notTaken = 'started with another input: this start was not taken';
   const message = FINAL_STATUSES.has(status)

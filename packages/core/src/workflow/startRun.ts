@@ -1,6 +1,7 @@
 import { BatonError, ErrorCode } from '../errors.ts';
 import { checkOutput } from './checkOutput.ts';
 import { ContinueAsNew } from './continueAsNew.ts';
+import { inputAsRead } from './inputAsRead.ts';
 import { rulesAtLeast, type WorkflowState } from './journal.ts';
 import type { ReplayHost } from './replayTypes.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
@@ -31,7 +32,7 @@ export function startRun(
   ended: (run: RunEnd) => void,
 ): void {
   Promise.resolve()
-    .then(() => replayer.definition.run(ctx, replayer.state.input))
+    .then(() => replayer.definition.run(ctx, runInput(replayer)))
     .then(
       (value) => {
         // The run caught what ctx.continueAsNew threw (a try around it): a misuse, which pauses
@@ -52,6 +53,16 @@ export function startRun(
         } else ended({ ok: false, error });
       },
     );
+}
+
+/**
+ * The input the run gets: its record's, as this code reads it (see inputAsRead.ts). A turn keeps
+ * what the reading added, so a default drawn at random is drawn once, not at every replay.
+ */
+function runInput({ definition, state, host }: RunStarter): unknown {
+  const input = inputAsRead(definition, state.input);
+  if (host && input !== state.input) state.input = input;
+  return input;
 }
 
 /** INVALID_ARGUMENT: the run returned after `ctx.continueAsNew`, whose marker it caught. */
