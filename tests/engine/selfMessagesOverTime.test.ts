@@ -134,9 +134,14 @@ describe('an actor that sends to itself', () => {
     divert.fn = () => undefined;
     await t.h.client.send(looper, 'kick', { note: 'new1' });
     await t.run();
-    // The operator redrives the old life's letter (a plain send: no force needed).
+    // The operator redrives the old life's letter into the new life: a plain send, but of a
+    // life that has ended, so only with force.
     expect(answeredSender(letter!)).toBeUndefined();
-    await redriveDeadLetter(t.h.backend.store, t.h.backend.queue, looper.id, letter!.messageId);
+    const { store, queue } = t.h.backend;
+    await expect(redriveDeadLetter(store, queue, looper.id, letter!.messageId)).rejects.toThrow(
+      /kept in a life of looper\/\S+ that has ended since/,
+    );
+    await redriveDeadLetter(store, queue, looper.id, letter!.messageId, { force: true });
     await t.run();
     expect(await loopState(t.h)).toEqual({ bumps: 2, notes: ['new1', 'old'] });
     // The copy of it from the queue's dead-letter queue, later: not applied a second time.

@@ -10,6 +10,7 @@ import { decodeEnvelope, INGRESS } from '@baton/core/adapter';
 import {
   answeredSender,
   endFailingMessage,
+  ofEndedLife,
   pauseActor,
   redriveDeadLetter,
   redriveNeedsForce,
@@ -36,8 +37,10 @@ export function redriveAction(cluster: SimCluster, letter: DeadLetter): Action {
       const { store } = cluster.backend;
       const kept = await store.readDeadLetter(actorId, messageId);
       const answered = kept !== undefined && answeredSender(kept) !== undefined;
-      // Answered, or kept as too old to tell (redriven only when known never applied).
-      const force = kept !== undefined && redriveNeedsForce(kept);
+      const ended = kept !== undefined && ofEndedLife(kept, await store.load(actorId));
+      // Answered, kept as too old to tell (redriven only when known never applied), or kept in
+      // a life that has ended (redriven into the new one, as the operator decides to).
+      const force = kept !== undefined && (redriveNeedsForce(kept) || ended);
       if (force) {
         const refused = await redriveDeadLetter(store, cluster.queue, actorId, messageId).then(
           () => undefined,
@@ -45,7 +48,7 @@ export function redriveAction(cluster: SimCluster, letter: DeadLetter): Action {
         );
         if (!isBatonError(refused) || refused.code !== ErrorCode.INVALID_STATE) {
           throw new Error(
-            `a plain redrive of dead letter ${messageId} of ${actorId}, ${answered ? 'whose sender was answered' : 'kept as too old to tell'}, was not refused: ${String(refused)}`,
+            `a plain redrive of dead letter ${messageId} of ${actorId}, ${answered ? 'whose sender was answered' : ended ? 'kept in a life that has ended' : 'kept as too old to tell'}, was not refused: ${String(refused)}`,
           );
         }
         if (answered) cluster.context.stats.answeredRefusals++;

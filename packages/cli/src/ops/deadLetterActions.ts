@@ -81,7 +81,7 @@ async function sorted(
   letters: DeadLetter[],
 ): Promise<{ acted: DeadLetter[]; left: Left[]; replies: number; pending: PendingRedrive[] }> {
   if (verb === 'purge') return purgeSorted(ctx, letters);
-  return { ...redriveSorted(ctx, letters), replies: 0, pending: [] };
+  return { ...(await redriveSorted(ctx, letters)), replies: 0, pending: [] };
 }
 
 /** What a bulk action that leaves every letter that matches says. */

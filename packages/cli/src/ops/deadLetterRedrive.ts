@@ -7,6 +7,7 @@
 import type { DeadLetter } from '@baton/core/adapter';
 import type { Left } from './deadLetterSelection.ts';
 import { forceReason } from './deadLetters.ts';
+import { ofEndedLives } from './endedLives.ts';
 import { table } from './format.ts';
 import { pasteable } from './messageIds.ts';
 import type { OpsContext } from './OpsContext.ts';
@@ -19,23 +20,28 @@ import { VOID_FIRE_TEXT, type VoidFire, voidFires } from './voidFires.ts';
  * DEAD_LETTERED, or one kept as too old to tell whether it was applied, only with `--force`:
  * `--all` leaves them and lists them apart; a named one is refused (by the engine), saying why.
  */
-export function redriveSorted(
+export async function redriveSorted(
   ctx: OpsContext,
   letters: DeadLetter[],
-): { acted: DeadLetter[]; left: Left[] } {
+): Promise<{ acted: DeadLetter[]; left: Left[] }> {
   if (!ctx.values.all) return { acted: letters, left: [] };
   const force = ctx.values.force === true;
+  const ended = force
+    ? new Set<DeadLetter>()
+    : await ofEndedLives((await ctx.target()).store, letters);
   const acted: DeadLetter[] = [];
   const left: Left[] = [];
   for (const l of letters) {
-    const because = force ? undefined : forceReason(l);
+    const because = force ? undefined : forceReason(l, ended);
     const why = !l.redrivable
       ? CUT
       : because === 'answered'
         ? ANSWERED
         : because === 'tooOldToTell'
           ? TOO_OLD
-          : undefined;
+          : because === 'lifeEnded'
+            ? ENDED_LIFE
+            : undefined;
     if (why === undefined) acted.push(l);
     else left.push({ actor: l.actorId, messageId: l.messageId, reason: why });
   }
@@ -49,9 +55,14 @@ const ANSWERED =
 const TOO_OLD =
   'kept as too old to tell whether it was applied (it may have been already): redrive it with --force only if you know it was never applied, else purge it';
 
+const ENDED_LIFE =
+  "kept in a life of its actor that has ended since (it halted, and its record expired): applied now, it would change the actor's new life. Purge it, or redrive it with --force if the new life must take it";
+
 /** What a bulk redrive that leaves every letter that matches says. */
 export function redriveNoneActed(left: readonly Left[]): string {
-  const forced = left.some((l) => l.reason === ANSWERED || l.reason === TOO_OLD);
+  const forced = left.some(
+    (l) => l.reason === ANSWERED || l.reason === TOO_OLD || l.reason === ENDED_LIFE,
+  );
   return `no dead letter that matches can be redriven${forced ? ' without --force' : ''}`;
 }
 
@@ -65,6 +76,7 @@ export function redriveLeftLines(left: readonly Left[], follow: FollowUp): strin
   const cut = left.filter((l) => l.reason === CUT);
   const answered = left.filter((l) => l.reason === ANSWERED);
   const tooOld = left.filter((l) => l.reason === TOO_OLD);
+  const ended = left.filter((l) => l.reason === ENDED_LIFE);
   const commands = (letters: readonly Left[]) =>
     letters
       .map(
@@ -83,6 +95,11 @@ export function redriveLeftLines(left: readonly Left[], follow: FollowUp): strin
       `\nleft ${tooOld.length} dead letter(s) kept as too old to tell whether they were applied (each came after what proves a message applied was gone — its sender's mark, or its outcome —, or where its sender's mark had forgotten its channel's gaps, or from a sender's life that had ended): each may have been applied already, and a redrive would then apply it twice. For each, purge it, unless you know it was never applied (its effect is not in its actor's state: ${follow`actors get <type/key>`}); only then redrive it with --force:\n` +
       commands(tooOld);
   }
+  if (ended.length > 0) {
+    lines +=
+      `\nleft ${ended.length} dead letter(s) kept in a life of their actor that has ended since (it halted, and its record expired): applied now, each would change the actor's new life by a message sent to the one that ended. For each, purge it, or redrive it with --force if the new life must take it:\n` +
+      commands(ended);
+  }
   if (cut.length > 0) {
     lines +=
       `\nleft ${cut.length} dead letter(s) kept without their payload (too large to keep whole), which cannot be redriven: send their messages again from their source, then purge them:\n` +
@@ -97,7 +114,7 @@ export function redriveLeftLines(left: readonly Left[], follow: FollowUp): strin
  */
 export function forcedLine(ctx: OpsContext, letters: readonly DeadLetter[]): string {
   if (ctx.values.force !== true) return '';
-  const reasons = letters.filter((l) => l.redrivable).map(forceReason);
+  const reasons = letters.filter((l) => l.redrivable).map((l) => forceReason(l));
   const answered = reasons.filter((r) => r === 'answered').length;
   const tooOld = reasons.filter((r) => r === 'tooOldToTell').length;
   if (answered + tooOld === 0) return '';

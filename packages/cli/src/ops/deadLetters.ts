@@ -8,6 +8,7 @@ import { type DeadLetter, INGRESS } from '@baton/core/adapter';
 import { answeredSender, keptTooOldToTell } from '@baton/core/engine';
 import { causeOf, countByCode } from './deadLetterCauses.ts';
 import { matching, named, typeUnchecked } from './deadLetterSelection.ts';
+import { ofEndedLives } from './endedLives.ts';
 import { duration, limitOption, table } from './format.ts';
 import { trailCells, trailLines, trailSummary, trailsOf } from './letterTrails.ts';
 import { pasteable } from './messageIds.ts';
@@ -21,16 +22,27 @@ import { VOID_FIRE_TEXT, type VoidFire, voidFire, voidFires } from './voidFires.
  * a plain redrive takes it. The engine refuses an answered letter first, so that reason comes
  * first here too.
  */
-export type ForceReason = 'answered' | 'tooOldToTell';
+export type ForceReason = 'answered' | 'tooOldToTell' | 'lifeEnded';
 
-export function forceReason(l: DeadLetter): ForceReason | undefined {
+/** `ended`: the letters kept in a life of their actor that has ended since (endedLives.ts). */
+export function forceReason(
+  l: DeadLetter,
+  ended: ReadonlySet<DeadLetter> = new Set(),
+): ForceReason | undefined {
   if (answeredSender(l) !== undefined) return 'answered';
-  return keptTooOldToTell(l) ? 'tooOldToTell' : undefined;
+  if (keptTooOldToTell(l)) return 'tooOldToTell';
+  return ended.has(l) ? 'lifeEnded' : undefined;
 }
 
-function summary(ctx: OpsContext, l: DeadLetter, voided?: VoidFire, trail?: MessageTrail) {
+function summary(
+  ctx: OpsContext,
+  l: DeadLetter,
+  ended: ReadonlySet<DeadLetter>,
+  voided?: VoidFire,
+  trail?: MessageTrail,
+) {
   const cause = causeOf(l);
-  const because = l.redrivable ? forceReason(l) : undefined;
+  const because = l.redrivable ? forceReason(l, ended) : undefined;
   return {
     actor: l.actorId,
     messageId: l.messageId,
@@ -71,7 +83,8 @@ export async function deadLettersList(ctx: OpsContext): Promise<void> {
   const { store } = await ctx.target();
   const voids = await voidFires(store, letters.slice(0, limit));
   const trails = await trailsOf(ctx, letters.slice(0, limit));
-  const all = letters.map((l) => summary(ctx, l, voids.get(l), trails.get(l)));
+  const ended = await ofEndedLives(store, letters.slice(0, limit));
+  const all = letters.map((l) => summary(ctx, l, ended, voids.get(l), trails.get(l)));
   const byCode: Record<string, number> = {};
   for (const letter of all) byCode[letter.code] = (byCode[letter.code] ?? 0) + 1;
   const result = { deadLetters: all.slice(0, limit), total: all.length, byCode };
@@ -103,6 +116,9 @@ export async function deadLettersList(ctx: OpsContext): Promise<void> {
         : '') +
       (deadLetters.some((l) => l.forceBecause === 'tooOldToTell')
         ? `\nREDRIVE --force: kept as too old to tell whether it was applied (it may have been already); redrive it with --force only if you know it was never applied, else purge it: ${show} says why`
+        : '') +
+      (deadLetters.some((l) => l.forceBecause === 'lifeEnded')
+        ? `\nREDRIVE --force: kept in a life of its actor that has ended since (it halted, and its record expired); applied now, it would change the actor's new life: purge it, or redrive it with --force if the new life must take it`
         : '') +
       (deadLetters.some((l) => l.appliesNothing)
         ? `\nREDRIVE nothing: a timer's fire whose timer is no longer stored for it (${voidedReasons(deadLetters)}): a redrive forgets it and applies nothing; purge it: ${ctx.followUp`dead-letters purge <type/key> <message id>`}`
@@ -143,8 +159,9 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
   const { store } = await ctx.target();
   const voided = await voidFire(store, letter);
   const trail = (await trailsOf(ctx, [letter])).get(letter);
+  const ended = await ofEndedLives(store, [letter]);
   const shown = {
-    ...summary(ctx, letter, voided, trail),
+    ...summary(ctx, letter, ended, voided, trail),
     ...parked,
     ...(answered === undefined ? {} : { answered }),
     envelope: letter.envelope,

@@ -324,6 +324,13 @@ export interface DeadLetter {
    * a dead letter to list, redrive or purge.
    */
   readonly applied?: { readonly at: number; readonly expiresAt: number };
+  /**
+   * The life of its actor's record when it was kept ({@link ActorRecord.life}; absent on a
+   * letter an earlier Baton kept). Once that life ended (the actor halted and its record
+   * expired), a redrive would apply the message to a new life of the actor: it needs force (see
+   * `ofEndedLife`).
+   */
+  readonly life?: string;
 }
 
 /** What firing a timer needs: which actor, which timer and scheduling, when. */

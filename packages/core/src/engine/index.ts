@@ -65,7 +65,12 @@ export { PAGE_BYTES, pageBytes } from './outcomePages.ts';
 export { MOVES_PER_MESSAGE, RECORD_PEERS } from './overflow.ts';
 export { parkedLetterRefused } from './parking.ts';
 export { type RedriveOptions, redriveDeadLetter } from './redriveDeadLetter.ts';
-export { answeredSender, keptTooOldToTell, redriveNeedsForce } from './redriveNeedsForce.ts';
+export {
+  answeredSender,
+  keptTooOldToTell,
+  ofEndedLife,
+  redriveNeedsForce,
+} from './redriveNeedsForce.ts';
 export { runTurn, type TurnCounts, type TurnOptions, type TurnResult } from './runTurn.ts';
 export {
   STALE_OUTBOX_LOG,

@@ -110,6 +110,7 @@ export async function deadLetter(
     ...(held && { timer: held.timer }),
     // Kept as too old to tell, or such a letter's redrive kept again.
     ...(unmarked && { unmarked }),
+    ...(current.life !== undefined && { life: current.life }),
   };
   const letter = keptWithin(kept, engine.store.limits.maxItemBytes);
   return {

@@ -5,7 +5,7 @@ import { BatonError, ErrorCode } from '../errors.ts';
 import { failingNotDeadLettered } from './failingHead.ts';
 import { batonCommand, type FollowUp } from './followUp.ts';
 import { parkedLetterRefused } from './parking.ts';
-import { answeredSender, keptTooOldToTell } from './redriveNeedsForce.ts';
+import { answeredSender, keptTooOldToTell, ofEndedLife } from './redriveNeedsForce.ts';
 
 /**
  * How a redrive treats a letter whose sender was answered (see {@link answeredSender}), or one
@@ -38,7 +38,9 @@ export interface RedriveOptions {
  * would change the actor after its sender was told it failed. Purge it, or pass
  * `{ force: true }` when you know it must be applied still. So is a letter kept as too old to
  * tell whether it was applied ({@link keptTooOldToTell}): applied now, it may be applied twice.
- * Pass `{ force: true }` only when you know it was never applied; else purge it.
+ * Pass `{ force: true }` only when you know it was never applied; else purge it. So is a letter
+ * kept in a life of its actor that has ended ({@link ofEndedLife}): applied now, it would change
+ * the actor's new life.
  *
  * @example
  * for (const letter of await store.listDeadLetters('account/alice')) {
@@ -78,6 +80,9 @@ export async function redriveDeadLetter(
     const answered = answeredSender(letter);
     if (answered !== undefined) throw answeredLetterRefused(letter, answered, followUp);
     if (keptTooOldToTell(letter)) throw tooOldLetterRefused(letter, followUp);
+    if (letter.life !== undefined && ofEndedLife(letter, await store.load(actorId))) {
+      throw endedLifeLetterRefused(letter, followUp);
+    }
   }
   const envelope = { ...letter.envelope, redrive: letter.at };
   await queue.send([
@@ -118,5 +123,15 @@ function tooOldLetterRefused(letter: DeadLetter, followUp: FollowUp): BatonError
     ErrorCode.INVALID_STATE,
     `dead letter ${messageId} of ${actorId} was not redriven: it was kept as too old to tell whether it was applied (it came after what proves a message applied was gone — its sender's mark, or its outcome —, or where its sender's mark had forgotten its channel's gaps), so applied now it may be applied twice. If you know it was never applied, redrive it with force (${followUp`dead-letters redrive ${actorId} ${messageId} --force`}; redriveDeadLetter(…, { force: true })); else purge it (${followUp`dead-letters purge ${actorId} ${messageId}`})`,
     { details: { actorId, messageId, tooOldToTell: true } },
+  );
+}
+
+/** The refusal of a plain redrive of a letter kept in a life of its actor that has ended. */
+function endedLifeLetterRefused(letter: DeadLetter, followUp: FollowUp): BatonError {
+  const { actorId, messageId } = letter;
+  return new BatonError(
+    ErrorCode.INVALID_STATE,
+    `dead letter ${messageId} of ${actorId} was not redriven: it was kept in a life of ${actorId} that has ended since (the actor halted, and its record expired), so applied now it would change a new life of ${actorId} by a message sent to the one that ended. Purge it (${followUp`dead-letters purge ${actorId} ${messageId}`}), unless you know the new life must take it: then redrive it with force (${followUp`dead-letters redrive ${actorId} ${messageId} --force`}; redriveDeadLetter(…, { force: true }))`,
+    { details: { actorId, messageId, lifeEnded: true } },
   );
 }

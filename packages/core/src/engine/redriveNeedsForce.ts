@@ -1,5 +1,5 @@
 import { INGRESS, isActorSender } from '../adapter/envelope.ts';
-import type { DeadLetter } from '../adapter/storedRecords.ts';
+import type { ActorRecord, DeadLetter } from '../adapter/storedRecords.ts';
 
 /**
  * Who was answered DEAD_LETTERED when the engine kept this letter, or `undefined` when nobody
@@ -62,4 +62,17 @@ export function keptTooOldToTell(letter: DeadLetter): boolean {
  */
 export function redriveNeedsForce(letter: DeadLetter): boolean {
   return wasAnswered(letter) || keptTooOldToTell(letter);
+}
+
+/**
+ * Whether `letter` was kept in a life of its actor that has ended, `record` being the actor's
+ * record now (`undefined`: none, its last life ended): applied, it would change a new life of
+ * the actor (an account opened again under the same id) by a message sent to the one that
+ * ended. A plain redrive refuses it; a letter an earlier Baton kept names no life, and is taken.
+ *
+ * @example
+ * ofEndedLife(letter, await store.load(letter.actorId)); // true: purge it, or force it
+ */
+export function ofEndedLife(letter: DeadLetter, record: ActorRecord | undefined): boolean {
+  return letter.life !== undefined && record?.life !== letter.life;
 }

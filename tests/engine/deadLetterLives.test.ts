@@ -1,0 +1,75 @@
+/**
+ * A dead letter outlives its actor's life: kept in a life that then ended (the actor halted, and
+ * its record expired), a plain redrive refuses it, since applied it would change the actor's new
+ * life by a message sent to the one that ended. Forced, it is applied to the new life, once.
+ */
+import { actor, ErrorCode, isBatonError, RetryableError } from '@baton/core';
+import { ofEndedLife, redriveDeadLetter, redriveNeedsForce } from '@baton/core/engine';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { setup } from './helpers.ts';
+
+const bank = { down: false };
+const Account = actor({
+  name: 'acct',
+  state: z.object({ balance: z.number(), log: z.array(z.string()) }),
+  initial: () => ({ balance: 0, log: [] as string[] }),
+  handlers: {
+    deposit: {
+      payload: z.object({ amount: z.number() }),
+      handle: (ctx, { amount }) => {
+        if (bank.down) throw new RetryableError('bank down');
+        ctx.state.balance += amount;
+        ctx.state.log.push(`+${amount}`);
+      },
+    },
+    close: { payload: z.object({}), handle: (ctx) => ctx.halt() },
+  },
+});
+
+describe('a dead letter of a life that has ended', () => {
+  it('is refused a plain redrive into the new life, and applied to it once when forced', async () => {
+    const h = setup({ actors: [Account] });
+    const { store, queue } = h.backend;
+    const ref = Account.ref('alice');
+    await h.client.send(ref, 'deposit', { amount: 10 });
+    await h.run();
+    bank.down = true;
+    await h.client.send(ref, 'deposit', { amount: 100 });
+    await h.run();
+    bank.down = false;
+    const [letter] = await store.listDeadLetters(ref.id);
+    const first = await h.record(ref.id);
+    expect(letter?.life).toBe(first?.life);
+    expect(ofEndedLife(letter!, first)).toBe(false);
+
+    // The account is closed, its record expires, and a new account opens under the same id.
+    await h.client.send(ref, 'close', {});
+    await h.run();
+    h.clock.set((await h.record(ref.id))!.expiresAt!);
+    store.purgeExpired();
+    expect(ofEndedLife(letter!, await h.record(ref.id))).toBe(true);
+    await h.client.send(ref, 'deposit', { amount: 5 });
+    await h.run();
+    const second = await h.record(ref.id);
+    expect(second?.life).not.toBe(first?.life);
+    expect(ofEndedLife(letter!, second)).toBe(true);
+    expect(redriveNeedsForce(letter!)).toBe(false);
+
+    const refused = await redriveDeadLetter(store, queue, ref.id, letter!.messageId).catch(
+      (error: unknown) => error,
+    );
+    expect(isBatonError(refused) && refused.code).toBe(ErrorCode.INVALID_STATE);
+    expect((refused as Error).message).toContain(
+      `it was kept in a life of ${ref.id} that has ended since (the actor halted, and its record expired), so applied now it would change a new life of ${ref.id}`,
+    );
+    await h.run();
+    expect(await h.state(ref.id)).toEqual({ balance: 5, log: ['+5'] });
+
+    await redriveDeadLetter(store, queue, ref.id, letter!.messageId, { force: true });
+    await redriveDeadLetter(store, queue, ref.id, letter!.messageId, { force: true });
+    await h.run();
+    expect(await h.state(ref.id)).toEqual({ balance: 105, log: ['+5', '+100'] });
+    expect(await store.listDeadLetters(ref.id)).toEqual([]);
+  });
+});
