@@ -179,6 +179,49 @@ describe('a callback sent from outside the app', () => {
     ).rejects.toMatchObject({ code: ErrorCode.FORBIDDEN });
   });
 
+  it('refuses at the door a second completion of a callback, from any caller, but for a keyed retry of the first', async () => {
+    tokens.length = 0;
+    // Its callback's entry stays in the record, where the door can check it.
+    const Short = workflow({
+      name: 'short',
+      input: z.object({}),
+      run: async (ctx) => {
+        const callback = ctx.createCallback<string>('approved');
+        await ctx.step('ask', () => void tokens.push(callback.token));
+        await callback.result;
+        await ctx.waitForEvent('end');
+      },
+    });
+    const h = workflowHarness([Short.actor]);
+    const { door } = h;
+    const ref = await h.client.start(Short, 'i-1', {});
+    await h.runAll({ until: h.clock.now() });
+    const token = tokens[0]!;
+    await door.completeCallback(
+      token,
+      { value: 'yes' },
+      { caller: ANONYMOUS, idempotencyKey: 'd-1' },
+    );
+    await h.runAll({ until: h.clock.now() });
+    const queued = h.backend.queue.counts().total;
+    for (const client of [door, h.client]) {
+      await expect(
+        client.completeCallback(token, { value: 'again' }, { caller: ANONYMOUS }),
+      ).rejects.toMatchObject({
+        code: ErrorCode.REJECTED,
+        message: expect.stringContaining('callback "approved" is completed already'),
+      });
+    }
+    expect(h.backend.queue.counts().total).toBe(queued);
+    // The first completion's keyed retry is let through: its outcome answers it.
+    await door.completeCallback(
+      token,
+      { value: 'yes' },
+      { caller: ANONYMOUS, idempotencyKey: 'd-1' },
+    );
+    expect((await h.state(ref.id)) as WorkflowState).toMatchObject({ status: 'waiting' });
+  });
+
   it('refuses a forged token to a public workflow at the door, saying it names no pending callback', async () => {
     const Open = workflow({
       name: 'open',

@@ -12,15 +12,21 @@ import { type Caller, isTrusted } from '../caller.ts';
 import type { AnyHandler, Registry } from '../registry.ts';
 import { parseActorId } from '../shared/actorId.ts';
 import { TOKEN_GUARDED } from '../shared/tokenGuarded.ts';
-import { callbackEntry, callbackToken, notPendingCallback } from '../workflow/callbackToken.ts';
-import type { WorkflowState } from '../workflow/journal.ts';
+import {
+  callbackEntry,
+  callbackToken,
+  notPendingCallback,
+  settledCallback,
+} from '../workflow/callbackToken.ts';
+import type { JournalEntry, WorkflowState } from '../workflow/journal.ts';
 
 /**
  * Throws FORBIDDEN unless message `name` to `to` from `caller` is trusted, not token-guarded, or
- * carries the token of a callback the instance journaled (pending or settled: a retried
- * completion is answered by its first outcome, or told the callback completed once). A keyed
- * retry of a completion let through before passes too, once the record no longer holds the
- * callback (moved into a history page, or the instance gone): its key's outcome answers it.
+ * carries the token of a callback the instance journaled. REJECTED, from any caller, when that
+ * callback is settled already (it completes once), but for a keyed retry of the completion let
+ * through before, which its first outcome answers. A keyed retry of a completion let through
+ * before passes too once the record no longer holds the callback (moved into a history page,
+ * or the instance gone): its key's outcome answers it.
  */
 export async function checkCallbackToken(
   store: Store,
@@ -32,28 +38,38 @@ export async function checkCallbackToken(
 ): Promise<void> {
   const { to, name, payload } = message;
   const type = parseActorId(to)?.type;
-  if (isTrusted(caller) || type === undefined || !registry.types.includes(type)) return;
+  if (type === undefined || !registry.types.includes(type)) return;
   const handlers = registry.definition(type).handlers as Record<string, AnyHandler>;
   const handler = Object.hasOwn(handlers, name) ? handlers[name] : undefined;
   if (!(handler as { [TOKEN_GUARDED]?: true } | undefined)?.[TOKEN_GUARDED]) return;
-  if (await journaled(store, to, (payload as { token?: unknown } | undefined)?.token)) return;
+  const entry = await journaled(store, to, (payload as { token?: unknown } | undefined)?.token);
+  if (entry) {
+    const settled = settledCallback(entry);
+    if (settled && !(keyed && (await claimedBefore(store, message)))) throw settled;
+    return;
+  }
+  if (isTrusted(caller)) return;
   if (keyed && (await claimedBefore(store, message))) return;
   if (!isOpenType(registry, type)) throw notOpen(registry, type, name, hint);
   throw notPendingCallback();
 }
 
-/** Whether `token` names a callback instance `to` has journaled, by its secret. */
-async function journaled(store: Store, to: string, token: unknown): Promise<boolean> {
+/** The callback instance `to` has journaled that `token` names, by its secret. */
+async function journaled(
+  store: Store,
+  to: string,
+  token: unknown,
+): Promise<JournalEntry | undefined> {
   let address: ReturnType<typeof callbackToken.decode>;
   try {
     address = callbackToken.decode(token);
   } catch {
-    return false;
+    return undefined;
   }
   // A token of another instance needs no read: it names no callback of this one.
-  if (address.actorId !== to) return false;
+  if (address.actorId !== to) return undefined;
   const state = (await store.load(to))?.state as WorkflowState | undefined;
-  return state?.journal !== undefined && callbackEntry(state, to, address) !== undefined;
+  return state?.journal === undefined ? undefined : callbackEntry(state, to, address);
 }
 
 /** Whether this very message claimed its key before: a send the door let through then. */

@@ -38,6 +38,19 @@ export function callbackEntry(
   return entry?.kind === 'callback' && entry.secret === address.secret ? entry : undefined;
 }
 
+/**
+ * REJECTED for a completion of callback `entry` once it is settled (completed, timed out, or a
+ * race's loser), else `undefined`: a callback completes once, and its token cannot be used again.
+ */
+export function settledCallback(entry: JournalEntry): BatonError | undefined {
+  if (entry.state === 'pending') return undefined;
+  return new BatonError(
+    ErrorCode.REJECTED,
+    `callback "${entry.name}" is ${entry.state === 'done' ? 'completed' : entry.state} already: a callback completes once, and its token cannot be used again`,
+    { details: { callback: entry.name, state: entry.state } },
+  );
+}
+
 /** The refusal of a token that names no pending callback of the instance it is sent to. */
 export function notPendingCallback(): BatonError {
   return new BatonError(

@@ -17,7 +17,12 @@ import {
   notifyParents,
   tellParent,
 } from './advance.ts';
-import { callbackEntry, callbackToken, notPendingCallback } from './callbackToken.ts';
+import {
+  callbackEntry,
+  callbackToken,
+  notPendingCallback,
+  settledCallback,
+} from './callbackToken.ts';
 import { armDeadline, type Deadline, timedOut } from './deadline.ts';
 import { dropEarlierPages, dropHistory } from './history.ts';
 import {
@@ -203,14 +208,9 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         // command, a wrong secret, or a callback moved out into a page (final long ago). So a
         // forged token tells nothing of which instances exist, even those clients cannot reach.
         if (!entry) throw notPendingCallback();
-        if (entry.state !== 'pending') {
-          // A replayed token (or one whose wait timed out or lost a race) changes nothing.
-          throw new BatonError(
-            ErrorCode.REJECTED,
-            `callback "${entry.name}" is ${entry.state === 'done' ? 'completed' : entry.state} already: a callback completes once, and its token cannot be used again`,
-            { details: { callback: entry.name, state: entry.state } },
-          );
-        }
+        // A replayed token (or one whose wait timed out or lost a race) changes nothing.
+        const settled = settledCallback(entry);
+        if (settled) throw settled;
         const tooLarge = journalValueTooLarge(`the value of callback "${entry.name}"`, body.value);
         if (tooLarge) throw tooLarge;
         const outcome: Outcome = body.ok
