@@ -61,7 +61,7 @@ describe('a dead letter of a life that has ended', () => {
     );
     expect(isBatonError(refused) && refused.code).toBe(ErrorCode.INVALID_STATE);
     expect((refused as Error).message).toContain(
-      `it was kept in a life of ${ref.id} that has ended since (the actor halted, and its record expired), so applied now it would change a new life of ${ref.id}`,
+      `it was kept in a life of ${ref.id} that has ended since (its record expired: the actor halted, or never applied a message), so applied now it would change a new life of ${ref.id}`,
     );
     await h.run();
     expect(await h.state(ref.id)).toEqual({ balance: 5, log: ['+5'] });
@@ -71,5 +71,24 @@ describe('a dead letter of a life that has ended', () => {
     await h.run();
     expect(await h.state(ref.id)).toEqual({ balance: 105, log: ['+5', '+100'] });
     expect(await store.listDeadLetters(ref.id)).toEqual([]);
+  });
+
+  it('is refused a plain redrive when its actor never applied a message, its record having expired as a halted one does', async () => {
+    const h = setup({ actors: [Account] });
+    const { store, queue } = h.backend;
+    const ref = Account.ref('bob');
+    bank.down = true;
+    await h.client.send(ref, 'deposit', { amount: 100 });
+    await h.run();
+    bank.down = false;
+    const [letter] = await store.listDeadLetters(ref.id);
+    h.clock.set((await h.record(ref.id))!.expiresAt!);
+    store.purgeExpired();
+    await expect(redriveDeadLetter(store, queue, ref.id, letter!.messageId)).rejects.toThrow(
+      'its record expired: the actor halted, or never applied a message',
+    );
+    await redriveDeadLetter(store, queue, ref.id, letter!.messageId, { force: true });
+    await h.run();
+    expect(await h.state(ref.id)).toEqual({ balance: 100, log: ['+100'] });
   });
 });

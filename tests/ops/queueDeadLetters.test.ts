@@ -5,7 +5,7 @@
  */
 import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { createAwsClients, SqsQueue } from '@baton/aws';
-import { type Envelope, encodeEnvelope, INGRESS } from '@baton/core/adapter';
+import { INGRESS } from '@baton/core/adapter';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   createOpsDeployment,
@@ -16,22 +16,10 @@ import {
   runBaton,
   shellWords,
 } from './fixtures/opsDeployment.ts';
-import { faults, Tally } from './fixtures/tallyApp.ts';
+import { faults, queueMessage, Tally, tallyAdd } from './fixtures/tallyApp.ts';
 
-const add = (entry: string): Envelope => ({
-  id: `ingress:["tally/q","${entry}"]`,
-  from: INGRESS,
-  seq: 0,
-  to: 'tally/q',
-  name: 'add',
-  payload: { entry },
-  sentAt: Date.now(),
-});
-const message = (envelope: Envelope) => ({
-  group: envelope.to,
-  dedupeId: envelope.id,
-  body: encodeEnvelope(envelope),
-});
+const add = tallyAdd;
+const message = queueMessage;
 
 describe('baton queue-dead-letters on DynamoDB Local and ElasticMQ', () => {
   let deployment: OpsDeployment;

@@ -213,7 +213,15 @@ describe('a callback sent from outside the app', () => {
       });
     }
     expect(h.backend.queue.counts().total).toBe(queued);
-    // The first completion's keyed retry is let through: its outcome answers it.
+    // Under the first completion's key, another message is refused as a reuse of the key, and
+    // its retry is let through: its outcome answers it.
+    await expect(
+      door.completeCallback(
+        token,
+        { value: 'other' },
+        { caller: ANONYMOUS, idempotencyKey: 'd-1' },
+      ),
+    ).rejects.toMatchObject({ code: ErrorCode.IDEMPOTENCY_KEY_REUSED });
     await door.completeCallback(
       token,
       { value: 'yes' },

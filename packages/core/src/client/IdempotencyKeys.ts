@@ -90,11 +90,13 @@ export class IdempotencyKeys {
     // and the reads look for a copy's outcome among messages sent from the copy's sentAt on, so
     // every copy must carry that of the one applied, whichever it was.
     const retry = { ...envelope, sentAt: claimed };
-    // A retry: its message may have been processed since, as a copy a Baton before this one
-    // stamped with its own clock's earlier time (see claimedFrom).
+    // A retry: its message may have been processed since. (Not read from the clocks' margin
+    // before, as `outcome` reads: that would read an hour of a busy actor's pages for every retry
+    // of a message not processed yet, the common one. Only a copy enqueued by a Baton before
+    // every copy carried its claim's sentAt may be older: see claimedFrom.)
     let pastBound = false;
     const known = await this.store
-      .readIdempotency(envelope.id, claimed - CLAIM_CLOCK_MARGIN_MS, BOUNDED_READ)
+      .readIdempotency(envelope.id, retry.sentAt, BOUNDED_READ)
       .catch((error: unknown) => {
         if (!isBatonError(error) || error.code !== ErrorCode.LIMIT_EXCEEDED) throw error;
         pastBound = true;

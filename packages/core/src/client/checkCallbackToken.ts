@@ -23,8 +23,8 @@ import type { JournalEntry, WorkflowState } from '../workflow/journal.ts';
 /**
  * Throws FORBIDDEN unless message `name` to `to` from `caller` is trusted, not token-guarded, or
  * carries the token of a callback the instance journaled. REJECTED, from any caller, when that
- * callback is settled already (it completes once), but for a keyed retry of the completion let
- * through before, which its first outcome answers. A keyed retry of a completion let through
+ * callback is settled already (it completes once), but for a message whose key is claimed, which
+ * its key answers (its first outcome, or a reuse refused). A keyed retry of a completion let through
  * before passes too once the record no longer holds the callback (moved into a history page,
  * or the instance gone): its key's outcome answers it.
  */
@@ -45,7 +45,9 @@ export async function checkCallbackToken(
   const entry = await journaled(store, to, (payload as { token?: unknown } | undefined)?.token);
   if (entry) {
     const settled = settledCallback(entry);
-    if (settled && !(keyed && (await claimedBefore(store, message)))) throw settled;
+    // A keyed one goes on to its key: the retry of the completion taken is answered by its
+    // outcome, another message under the key is refused as a reuse (IDEMPOTENCY_KEY_REUSED).
+    if (settled && !(keyed && (await mayBeClaimed(store, message)))) throw settled;
     return;
   }
   if (isTrusted(caller)) return;
@@ -70,6 +72,11 @@ async function journaled(
   if (address.actorId !== to) return undefined;
   const state = (await store.load(to))?.state as WorkflowState | undefined;
   return state?.journal === undefined ? undefined : callbackEntry(state, to, address);
+}
+
+/** Whether its key may be claimed already: by this message or another (or the store keeps no claims to tell). */
+async function mayBeClaimed(store: Store, message: Pick<Envelope, 'id'>): Promise<boolean> {
+  return store.readClaim === undefined || (await store.readClaim(message.id)) !== undefined;
 }
 
 /** Whether this very message claimed its key before: a send the door let through then. */

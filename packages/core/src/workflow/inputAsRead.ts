@@ -4,6 +4,7 @@
  * and its `.default()`. A run started before would otherwise get an input without that field,
  * though its type says it has one, and a start of the same input would no longer match it.
  */
+import { canonicalJson } from '../shared/canonicalJson.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
 
 /**
@@ -18,7 +19,26 @@ import type { AnyWorkflowDefinition } from './workflow.ts';
  */
 export function inputAsRead(definition: AnyWorkflowDefinition, stored: unknown): unknown {
   const read = definition.input.safeParse(stored);
-  return read.success && onlyAdds(stored, read.data) ? read.data : stored;
+  if (!read.success || !onlyAdds(stored, read.data)) return stored;
+  // The same object when nothing was added, so that a replay writes nothing.
+  return canonicalJson(read.data) === canonicalJson(stored) ? stored : read.data;
+}
+
+/**
+ * Whether `input` (as the workflow's schema parsed it) is the input `stored`: equal, or equal
+ * to its reading by the schema — with the defaults of fields the schema gained since it was
+ * stored, or without the fields a schema before it does not know (code of an earlier release,
+ * still running as a deploy rolls, or rolled back to, meeting an input a newer one kept).
+ */
+export function sameInput(
+  definition: AnyWorkflowDefinition,
+  stored: unknown,
+  input: unknown,
+): boolean {
+  const given = canonicalJson(input);
+  if (canonicalJson(stored) === given) return true;
+  const read = definition.input.safeParse(stored);
+  return read.success && canonicalJson(read.data) === given;
 }
 
 /** Whether `read` holds every value `stored` holds, the same, with at most fields added. */

@@ -10,11 +10,10 @@
 import type { ActorContext } from '../ActorContext.ts';
 import { isTrusted } from '../caller.ts';
 import { BatonError, ErrorCode, type SerializedError } from '../errors.ts';
-import { canonicalJson } from '../shared/canonicalJson.ts';
 import { digest128 } from '../shared/sha256.ts';
 import { EXPIRE_TIMER, expireAfterRetention } from './advance.ts';
 import { turnTrace } from './commandSpans.ts';
-import { inputAsRead } from './inputAsRead.ts';
+import { sameInput } from './inputAsRead.ts';
 import { type EndedStart, FINAL_STATUSES, RULES, type WorkflowState } from './journal.ts';
 import { journalError } from './journalError.ts';
 import type { AnyWorkflowDefinition } from './workflow.ts';
@@ -77,16 +76,15 @@ export function startedAlike(
   input: unknown,
 ): boolean {
   if (!state.caller || !isTrusted(state.caller)) return false;
-  return sameInput(definition, state, input);
+  return startedWith(definition, state, input);
 }
 
 /**
  * Whether `input` (as the workflow's schema parsed it) is the instance's start input: its first
- * run's, whatever run continued it, as this code reads it (with the defaults of fields its schema
- * gained since).
+ * run's, whatever run continued it (see inputAsRead.ts's `sameInput`).
  */
-const sameInput = (definition: AnyWorkflowDefinition, state: WorkflowState, input: unknown) =>
-  canonicalJson(inputAsRead(definition, (state.firstRun ?? state).input)) === canonicalJson(input);
+const startedWith = (definition: AnyWorkflowDefinition, state: WorkflowState, input: unknown) =>
+  sameInput(definition, (state.firstRun ?? state).input, input);
 
 /**
  * Whether the run `state` holds was started as the child of another run of `parent`'s id: an
@@ -145,7 +143,7 @@ export function startedOtherwise(
       { details: { id: key } },
     );
   }
-  if (sameInput(definition, state, input)) return undefined;
+  if (startedWith(definition, state, input)) return undefined;
   const { status } = state;
   const notTaken = 'started with another input: this start was not taken';
   const message = FINAL_STATUSES.has(status)
