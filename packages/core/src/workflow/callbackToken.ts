@@ -39,6 +39,25 @@ export function callbackEntry(
 }
 
 /**
+ * The pending callback of instance `actorId`'s `state` that `token` names. FORBIDDEN, one answer
+ * for every token whose secret the record cannot check (no instance, another command, a wrong
+ * secret, or a callback moved out into a page, final long ago), so a forged token tells nothing
+ * of which instances exist, even those clients cannot reach; REJECTED for a settled one (a
+ * replayed token, or one whose wait timed out or lost a race), which changes nothing.
+ */
+export function pendingCallback(
+  state: WorkflowState,
+  actorId: string,
+  token: unknown,
+): JournalEntry {
+  const entry = callbackEntry(state, actorId, callbackToken.decode(token));
+  if (!entry) throw notPendingCallback();
+  const settled = settledCallback(entry);
+  if (settled) throw settled;
+  return entry;
+}
+
+/**
  * REJECTED for a completion of callback `entry` once it is settled (completed, timed out, or a
  * race's loser), else `undefined`: a callback completes once, and its token cannot be used again.
  */

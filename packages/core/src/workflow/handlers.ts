@@ -17,12 +17,7 @@ import {
   notifyParents,
   tellParent,
 } from './advance.ts';
-import {
-  callbackEntry,
-  callbackToken,
-  notPendingCallback,
-  settledCallback,
-} from './callbackToken.ts';
+import { pendingCallback } from './callbackToken.ts';
 import { armDeadline, type Deadline, timedOut } from './deadline.ts';
 import { dropEarlierPages, dropHistory } from './history.ts';
 import {
@@ -202,15 +197,7 @@ export function workflowHandlers(definition: AnyWorkflowDefinition): Record<stri
         ctx: Ctx,
         body: { token: string; ok: boolean; value?: unknown; error?: string },
       ) => {
-        const address = callbackToken.decode(body.token);
-        const entry = callbackEntry(ctx.state, ctx.self.id, address);
-        // One answer for every token whose secret the record cannot check: no instance, another
-        // command, a wrong secret, or a callback moved out into a page (final long ago). So a
-        // forged token tells nothing of which instances exist, even those clients cannot reach.
-        if (!entry) throw notPendingCallback();
-        // A replayed token (or one whose wait timed out or lost a race) changes nothing.
-        const settled = settledCallback(entry);
-        if (settled) throw settled;
+        const entry = pendingCallback(ctx.state, ctx.self.id, body.token);
         const tooLarge = journalValueTooLarge(`the value of callback "${entry.name}"`, body.value);
         if (tooLarge) throw tooLarge;
         const outcome: Outcome = body.ok
