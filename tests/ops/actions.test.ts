@@ -12,7 +12,8 @@
  * type `--app` lacks (the nearest offered), unless `--force`; a hint's actor id quoted for a shell; a
  * message kept because its state would pass the record limit, listed and shown with its cause;
  * a letter kept as too old to tell whether it was applied, marked, shown, left by `redrive
- * --all` and redriven only with `--force`; and the letter of an ask's timeout refused a purge
+ * --all` and redriven only with `--force`; a letter kept in a life of its actor that has ended,
+ * the same; and the letter of an ask's timeout refused a purge
  * (left by `purge --all`), while a purged reply's ask times out.
  * With BATON_DRILL_OUT=<file>, the commands and what they printed are written there.
  */
@@ -693,6 +694,65 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     await work(async () => (await entriesOf(id)).length === 2);
     expect(await entriesOf(id)).toEqual(['first', 'late']);
     expect((await json('dead-letters', 'list')).deadLetters).toEqual([]);
+  });
+
+  it('marks, shows and leaves out of a bulk redrive a dead letter kept in a life of its actor that has ended, and counts it in --force’s question', async () => {
+    // Kept (as the engine keeps a letter) in a life of note/closed that has ended: the record
+    // the note holds now is another life's.
+    const id = 'note/closed';
+    const messageId = 'ingress:ended-life-1';
+    const letter: DeadLetter = {
+      actorId: id,
+      messageId,
+      life: 'a-life-that-ended',
+      envelope: {
+        id: messageId,
+        from: 'ingress',
+        seq: 0,
+        to: id,
+        name: 'add',
+        payload: { entry: 'late' },
+        sentAt: Date.now(),
+      },
+      redrivable: true,
+      error: { code: 'RETRYABLE', message: 'failed', details: {} },
+      attempts: 3,
+      at: Date.now(),
+    };
+    await keep(id, [letter]);
+    const quoted = shellQuote(messageId);
+    expect((await deployment.store.load(id))?.life).not.toBe(letter.life);
+
+    const [listed] = (await json('dead-letters', 'list')).deadLetters;
+    expect(listed).toMatchObject({ actor: id, needsForce: true, forceBecause: 'lifeEnded' });
+    expect((await baton('dead-letters', 'list')).out.split('\n').at(-1)).toBe(
+      "REDRIVE --force: kept in a life of its actor that has ended since (its record expired: it halted, or never applied a message); applied now, it would change the actor's new life: purge it, or redrive it with --force if the new life must take it",
+    );
+    const shown = (await baton('dead-letters', 'show', id, messageId)).out.split('\n');
+    expect(shown.find((line) => line.startsWith('redrivable'))).toBe(
+      `redrivable only with --force: it was kept in a life of ${id} that has ended since (its record expired: it halted, or never applied a message), and applied now it would change the actor's new life — purge it (${hint(`dead-letters purge ${id} ${quoted}`)}), or ${hint(`dead-letters redrive ${id} ${quoted} --force`)} if the new life must take it`,
+    );
+
+    const left = await json('dead-letters', 'redrive', '--all', '--yes');
+    expect(left.redrive).toEqual([]);
+    expect(left.left).toEqual([
+      expect.objectContaining({
+        actor: id,
+        messageId,
+        reason: expect.stringMatching(/^kept in a life of its actor that has ended since/),
+      }),
+    ]);
+    const unconfirmed = await baton('dead-letters', 'redrive', '--all', '--force');
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.err).toContain(
+      `redrive dead letter ${messageId}? With --force it takes 1 kept in a life of its actor that has ended since (it would change the actor's new life): redrive each only if you know it must be applied — refused without a terminal to ask`,
+    );
+    await work();
+    expect(await entriesOf(id)).toEqual(['first']);
+    const forced = await baton('dead-letters', 'redrive', '--all', '--force', '--yes');
+    expect(forced.code, forced.err).toBe(0);
+    await work(async () => (await entriesOf(id)).length === 2);
+    expect(await entriesOf(id)).toEqual(['first', 'late']);
   });
 
   it('refuses to purge the letter of an ask’s timeout, leaves it out of purge --all, and says a purged reply’s ask times out', async () => {

@@ -146,7 +146,7 @@ async function bulk(
   const warning =
     verb === 'purge'
       ? `${purgeWarning(ctx.followUp, letters.length, pending)}${replies === 0 ? '' : `. ${repliesLine(replies)}`}`
-      : forcedLine(ctx, letters);
+      : await forcedLine(ctx, letters);
   await ctx.confirm(`${verb} ${what}?${warning === '' ? '' : ` ${warning}`}`);
   // Confirmed by --yes, the question was never shown: its warning is, before the action.
   if (ctx.values.yes && warning !== '') {

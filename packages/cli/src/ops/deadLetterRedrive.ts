@@ -6,7 +6,7 @@
  */
 import type { DeadLetter } from '@baton/core/adapter';
 import type { Left } from './deadLetterSelection.ts';
-import { forceReason } from './deadLetters.ts';
+import { type ForceReason, forceReason } from './deadLetters.ts';
 import { ofEndedLives } from './endedLives.ts';
 import { table } from './format.ts';
 import { pasteable } from './messageIds.ts';
@@ -112,24 +112,31 @@ export function redriveLeftLines(left: readonly Left[], follow: FollowUp): strin
  * What a redrive with `--force` adds to its question: how many of its letters a plain redrive
  * would refuse, and why, since `--all --force` takes every one the filters match.
  */
-export function forcedLine(ctx: OpsContext, letters: readonly DeadLetter[]): string {
+export async function forcedLine(ctx: OpsContext, letters: readonly DeadLetter[]): Promise<string> {
   if (ctx.values.force !== true) return '';
-  const reasons = letters.filter((l) => l.redrivable).map((l) => forceReason(l));
-  const answered = reasons.filter((r) => r === 'answered').length;
-  const tooOld = reasons.filter((r) => r === 'tooOldToTell').length;
-  if (answered + tooOld === 0) return '';
-  const parts = [
-    ...(answered > 0
-      ? [
-          `${answered} whose sender was answered DEAD_LETTERED (it would change its actor after that answer)`,
-        ]
-      : []),
-    ...(tooOld > 0
-      ? [
-          `${tooOld} kept as too old to tell whether it was applied (applied already, it would be applied twice)`,
-        ]
-      : []),
-  ];
+  const redrivable = letters.filter((l) => l.redrivable);
+  const ended = await ofEndedLives((await ctx.target()).store, redrivable);
+  const reasons = redrivable.map((l) => forceReason(l, ended));
+  const count = (reason: ForceReason) => reasons.filter((r) => r === reason).length;
+  const parts = (
+    [
+      [
+        'answered',
+        'whose sender was answered DEAD_LETTERED (it would change its actor after that answer)',
+      ],
+      [
+        'tooOldToTell',
+        'kept as too old to tell whether it was applied (applied already, it would be applied twice)',
+      ],
+      [
+        'lifeEnded',
+        "kept in a life of its actor that has ended since (it would change the actor's new life)",
+      ],
+    ] as const
+  )
+    .filter(([reason]) => count(reason) > 0)
+    .map(([reason, what]) => `${count(reason)} ${what}`);
+  if (parts.length === 0) return '';
   return `With --force it takes ${parts.join(', and ')}: redrive each only if you know it must be applied`;
 }
 

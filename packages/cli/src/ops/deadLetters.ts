@@ -179,7 +179,7 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
             `failed     ${s.attempts} time(s), last at ${s.at} (${s.age} ago)`,
             ...trailLines(s, s.actor, s.at, ctx.io.now()),
             `cause      ${s.code}: ${s.error}`,
-            `redrivable ${redrivableLine(ctx, s, answered, tooOld, voided)}`,
+            `redrivable ${redrivableLine(ctx, s, answered, tooOld, voided, ended.has(letter))}`,
             ...(answered === undefined
               ? []
               : [
@@ -207,6 +207,7 @@ function redrivableLine(
   answered: string | undefined,
   tooOld: boolean,
   voided: VoidFire | undefined,
+  lifeEnded: boolean,
 ): string {
   if (!s.redrivable) return 'no (kept without its payload: send it again from its source)';
   if (voided !== undefined) {
@@ -218,6 +219,9 @@ function redrivableLine(
   }
   if (tooOld) {
     return `only with --force: it was kept as too old to tell whether it was applied (below), and applied now it may be applied twice — ${forced} only if you know it was never applied, else purge it (${ctx.followUp`dead-letters purge ${s.actor} ${s.messageId}`})`;
+  }
+  if (lifeEnded) {
+    return `only with --force: it was kept in a life of ${s.actor} that has ended since (its record expired: it halted, or never applied a message), and applied now it would change the actor's new life — purge it (${ctx.followUp`dead-letters purge ${s.actor} ${s.messageId}`}), or ${forced} if the new life must take it`;
   }
   return 'yes';
 }
