@@ -230,6 +230,42 @@ describe('a callback sent from outside the app', () => {
     expect((await h.state(ref.id)) as WorkflowState).toMatchObject({ status: 'waiting' });
   });
 
+  it('takes a token only as ctx.createCallback() spelt it: another spelling of a real one is refused', async () => {
+    tokens.length = 0;
+    const Spelt = workflow({
+      name: 'spelt',
+      input: z.object({}),
+      run: async (ctx) => {
+        const callback = ctx.createCallback<string>('approved');
+        await ctx.step('ask', () => void tokens.push(callback.token));
+        return callback.result;
+      },
+    });
+    const h = workflowHarness([Spelt.actor]);
+    const ref = await h.client.start(Spelt, 's-1', {});
+    await h.runAll({ until: h.clock.now() });
+    const token = tokens[0]!;
+    const parts = JSON.parse(Buffer.from(token, 'base64url').toString()) as unknown[];
+    const respelt = [
+      Buffer.from(JSON.stringify([...parts, 'x'])).toString('base64url'),
+      Buffer.from(` ${JSON.stringify(parts)}`).toString('base64url'),
+      Buffer.from(JSON.stringify(parts, null, 1)).toString('base64url'),
+      `${token}=`,
+    ];
+    expect(new Set([token, ...respelt]).size).toBe(5);
+    for (const other of respelt) {
+      await expect(
+        h.door.completeCallback(other, { value: 'no' }, { caller: ANONYMOUS }),
+      ).rejects.toMatchObject({
+        code: ErrorCode.INVALID_ARGUMENT,
+        message: expect.stringContaining('not a workflow callback token'),
+      });
+    }
+    await h.door.completeCallback(token, { value: 'yes' }, { caller: ANONYMOUS });
+    await h.runAll({ until: h.clock.now() });
+    expect((await h.state(ref.id)) as WorkflowState).toMatchObject({ status: 'completed' });
+  });
+
   it('refuses a forged token to a public workflow at the door, saying it names no pending callback', async () => {
     const Open = workflow({
       name: 'open',

@@ -12,6 +12,7 @@ import { type Envelope, ingressMessageId } from '../adapter/envelope.ts';
 import type { Store } from '../adapter/ports.ts';
 import type { Caller } from '../caller.ts';
 import { hmacSha256 } from '../shared/hmacSha256.ts';
+import { sameText } from '../shared/sameText.ts';
 import { base64url } from '../shared/sha256.ts';
 
 /** The key of the claim that holds the secret (an ingress id begins `ingress:`, never `$`). */
@@ -104,11 +105,4 @@ function scopeOf(id: string): string[] | undefined {
     scope.every((part) => typeof part === 'string') &&
     `ingress:${JSON.stringify(scope)}` === id;
   return spelt ? (scope as string[]) : undefined;
-}
-
-/** Whether `a` equals `b`, in a time that does not tell how much of them agree. */
-function sameText(a: string, b: string): boolean {
-  let differ = a.length ^ b.length;
-  for (let i = 0; i < b.length; i++) differ |= a.charCodeAt(i) ^ b.charCodeAt(i);
-  return differ === 0;
 }

@@ -3,6 +3,7 @@
  * nothing else, and nobody can guess one. base64url of JSON, opaque to its holder.
  */
 import { BatonError, ErrorCode } from '../errors.ts';
+import { sameText } from '../shared/sameText.ts';
 import { entryAt, type JournalEntry, type WorkflowState } from './journal.ts';
 
 export interface CallbackAddress {
@@ -35,7 +36,9 @@ export function callbackEntry(
 ): JournalEntry | undefined {
   if (address.actorId !== actorId) return undefined;
   const entry = entryAt(state, address.seq);
-  return entry?.kind === 'callback' && entry.secret === address.secret ? entry : undefined;
+  return entry?.kind === 'callback' && sameText(entry.secret ?? '', address.secret)
+    ? entry
+    : undefined;
 }
 
 /**
@@ -82,11 +85,20 @@ export const callbackToken = {
   encode(actorId: string, seq: number, secret: string): string {
     return toBase64Url(JSON.stringify([actorId, seq, secret]));
   },
-  /** The token's parts; INVALID_ARGUMENT for anything that is not a token. */
+  /**
+   * The token's parts; INVALID_ARGUMENT for anything that is not a token, or not spelt as
+   * {@link encode} spells it: a token has one spelling, so a log searched for it, or a list of
+   * tokens refused, finds every use of it.
+   */
   decode(token: unknown): CallbackAddress {
     try {
       const [actorId, seq, secret] = JSON.parse(fromBase64Url(String(token))) as unknown[];
-      if (typeof actorId === 'string' && Number.isInteger(seq) && typeof secret === 'string') {
+      if (
+        typeof actorId === 'string' &&
+        Number.isInteger(seq) &&
+        typeof secret === 'string' &&
+        callbackToken.encode(actorId, seq as number, secret) === token
+      ) {
         return { actorId, seq: seq as number, secret };
       }
     } catch {
