@@ -1,5 +1,5 @@
 /**
- * A dead letter outlives its actor's life: kept in a life that then ended (the actor halted, and
+ * A dead letter outlives its actor's life: kept in a life that then ended (the actor halted, or
  * its record expired), a plain redrive refuses it, since applied it would change the actor's new
  * life by a message sent to the one that ended. Forced, it is applied to the new life, once.
  */
@@ -61,7 +61,7 @@ describe('a dead letter of a life that has ended', () => {
     );
     expect(isBatonError(refused) && refused.code).toBe(ErrorCode.INVALID_STATE);
     expect((refused as Error).message).toContain(
-      `it was kept in a life of ${ref.id} that has ended since (its record expired: the actor halted, or never applied a message), so applied now it would change a new life of ${ref.id}`,
+      `it was kept in a life of ${ref.id} that has ended since (the actor halted, or it never applied a message and its record expired), so applied now it would change a new life of ${ref.id}`,
     );
     await h.run();
     expect(await h.state(ref.id)).toEqual({ balance: 5, log: ['+5'] });
@@ -71,6 +71,50 @@ describe('a dead letter of a life that has ended', () => {
     await h.run();
     expect(await h.state(ref.id)).toEqual({ balance: 105, log: ['+5', '+100'] });
     expect(await store.listDeadLetters(ref.id)).toEqual([]);
+  });
+
+  it('is refused a plain redrive once its actor halted, though opened again before its record expired', async () => {
+    const h = setup({ actors: [Account] });
+    const { store, queue } = h.backend;
+    const ref = Account.ref('carol');
+    await h.client.send(ref, 'deposit', { amount: 10 });
+    await h.run();
+    bank.down = true;
+    await h.client.send(ref, 'deposit', { amount: 100 });
+    await h.run();
+    bank.down = false;
+    const [before] = await store.listDeadLetters(ref.id);
+
+    // Closed, then opened again a day later: the record never expired, so the life is the same.
+    await h.client.send(ref, 'close', {});
+    await h.run();
+    const closed = await h.record(ref.id);
+    expect(ofEndedLife(before!, closed)).toBe(true);
+    h.clock.advance(86_400_000);
+    await h.client.send(ref, 'deposit', { amount: 5 });
+    await h.run();
+    const reopened = await h.record(ref.id);
+    expect(reopened?.life).toBe(closed?.life);
+    expect(ofEndedLife(before!, reopened)).toBe(true);
+    await expect(redriveDeadLetter(store, queue, ref.id, before!.messageId)).rejects.toThrow(
+      `it was kept in a life of ${ref.id} that has ended since`,
+    );
+    await h.run();
+    expect(await h.state(ref.id)).toEqual({ balance: 5, log: ['+5'] });
+
+    // A letter kept after the halt is of the life that goes on: a plain redrive applies it once.
+    bank.down = true;
+    await h.client.send(ref, 'deposit', { amount: 7 });
+    await h.run();
+    bank.down = false;
+    const after = (await store.listDeadLetters(ref.id)).find(
+      (l) => l.messageId !== before!.messageId,
+    );
+    expect(after?.epoch).toBe(1);
+    expect(ofEndedLife(after!, await h.record(ref.id))).toBe(false);
+    await redriveDeadLetter(store, queue, ref.id, after!.messageId);
+    await h.run();
+    expect(await h.state(ref.id)).toEqual({ balance: 12, log: ['+5', '+7'] });
   });
 
   it('is refused a plain redrive when its actor never applied a message, its record having expired as a halted one does', async () => {
@@ -85,7 +129,7 @@ describe('a dead letter of a life that has ended', () => {
     h.clock.set((await h.record(ref.id))!.expiresAt!);
     store.purgeExpired();
     await expect(redriveDeadLetter(store, queue, ref.id, letter!.messageId)).rejects.toThrow(
-      'its record expired: the actor halted, or never applied a message',
+      'the actor halted, or it never applied a message and its record expired',
     );
     await redriveDeadLetter(store, queue, ref.id, letter!.messageId, { force: true });
     await h.run();

@@ -726,11 +726,11 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const [listed] = (await json('dead-letters', 'list')).deadLetters;
     expect(listed).toMatchObject({ actor: id, needsForce: true, forceBecause: 'lifeEnded' });
     expect((await baton('dead-letters', 'list')).out.split('\n').at(-1)).toBe(
-      "REDRIVE --force: kept in a life of its actor that has ended since (its record expired: it halted, or never applied a message); applied now, it would change the actor's new life: purge it, or redrive it with --force if the new life must take it",
+      "REDRIVE --force: kept in a life of its actor that has ended since (it halted, or never applied a message and its record expired); applied now, it would change the actor's new life: purge it, or redrive it with --force if the new life must take it",
     );
     const shown = (await baton('dead-letters', 'show', id, messageId)).out.split('\n');
     expect(shown.find((line) => line.startsWith('redrivable'))).toBe(
-      `redrivable only with --force: it was kept in a life of ${id} that has ended since (its record expired: it halted, or never applied a message), and applied now it would change the actor's new life — purge it (${hint(`dead-letters purge ${id} ${quoted}`)}), or ${hint(`dead-letters redrive ${id} ${quoted} --force`)} if the new life must take it`,
+      `redrivable only with --force: it was kept in a life of ${id} that has ended since (it halted, or never applied a message and its record expired), and applied now it would change the actor's new life — purge it (${hint(`dead-letters purge ${id} ${quoted}`)}), or ${hint(`dead-letters redrive ${id} ${quoted} --force`)} if the new life must take it`,
     );
 
     const left = await json('dead-letters', 'redrive', '--all', '--yes');

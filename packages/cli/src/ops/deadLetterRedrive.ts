@@ -56,7 +56,7 @@ const TOO_OLD =
   'kept as too old to tell whether it was applied (it may have been already): redrive it with --force only if you know it was never applied, else purge it';
 
 const ENDED_LIFE =
-  "kept in a life of its actor that has ended since (its record expired: it halted, or never applied a message): applied now, it would change the actor's new life. Purge it, or redrive it with --force if the new life must take it";
+  "kept in a life of its actor that has ended since (it halted, or never applied a message and its record expired): applied now, it would change the actor's new life. Purge it, or redrive it with --force if the new life must take it";
 
 /** What a bulk redrive that leaves every letter that matches says. */
 export function redriveNoneActed(left: readonly Left[]): string {
@@ -97,7 +97,7 @@ export function redriveLeftLines(left: readonly Left[], follow: FollowUp): strin
   }
   if (ended.length > 0) {
     lines +=
-      `\nleft ${ended.length} dead letter(s) kept in a life of their actor that has ended since (its record expired: it halted, or never applied a message): applied now, each would change the actor's new life by a message sent to the one that ended. For each, purge it, or redrive it with --force if the new life must take it:\n` +
+      `\nleft ${ended.length} dead letter(s) kept in a life of their actor that has ended since (it halted, or never applied a message and its record expired): applied now, each would change the actor's new life by a message sent to the one that ended. For each, purge it, or redrive it with --force if the new life must take it:\n` +
       commands(ended);
   }
   if (cut.length > 0) {

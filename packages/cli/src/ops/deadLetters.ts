@@ -118,7 +118,7 @@ export async function deadLettersList(ctx: OpsContext): Promise<void> {
         ? `\nREDRIVE --force: kept as too old to tell whether it was applied (it may have been already); redrive it with --force only if you know it was never applied, else purge it: ${show} says why`
         : '') +
       (deadLetters.some((l) => l.forceBecause === 'lifeEnded')
-        ? `\nREDRIVE --force: kept in a life of its actor that has ended since (its record expired: it halted, or never applied a message); applied now, it would change the actor's new life: purge it, or redrive it with --force if the new life must take it`
+        ? `\nREDRIVE --force: kept in a life of its actor that has ended since (it halted, or never applied a message and its record expired); applied now, it would change the actor's new life: purge it, or redrive it with --force if the new life must take it`
         : '') +
       (deadLetters.some((l) => l.appliesNothing)
         ? `\nREDRIVE nothing: a timer's fire whose timer is no longer stored for it (${voidedReasons(deadLetters)}): a redrive forgets it and applies nothing; purge it: ${ctx.followUp`dead-letters purge <type/key> <message id>`}`
@@ -221,7 +221,7 @@ function redrivableLine(
     return `only with --force: it was kept as too old to tell whether it was applied (below), and applied now it may be applied twice — ${forced} only if you know it was never applied, else purge it (${ctx.followUp`dead-letters purge ${s.actor} ${s.messageId}`})`;
   }
   if (lifeEnded) {
-    return `only with --force: it was kept in a life of ${s.actor} that has ended since (its record expired: it halted, or never applied a message), and applied now it would change the actor's new life — purge it (${ctx.followUp`dead-letters purge ${s.actor} ${s.messageId}`}), or ${forced} if the new life must take it`;
+    return `only with --force: it was kept in a life of ${s.actor} that has ended since (it halted, or never applied a message and its record expired), and applied now it would change the actor's new life — purge it (${ctx.followUp`dead-letters purge ${s.actor} ${s.messageId}`}), or ${forced} if the new life must take it`;
   }
   return 'yes';
 }

@@ -326,11 +326,12 @@ export interface DeadLetter {
   readonly applied?: { readonly at: number; readonly expiresAt: number };
   /**
    * The life of its actor's record when it was kept ({@link ActorRecord.life}; absent on a
-   * letter an earlier Baton kept). Once that life ended (the actor halted and its record
-   * expired), a redrive would apply the message to a new life of the actor: it needs force (see
-   * `ofEndedLife`).
+   * letter an earlier Baton kept), and the halts in that life before it ({@link
+   * ActorRecord.timerEpoch}; @default 0). Once the actor halted since, or its record expired, a
+   * redrive would apply the message to the actor begun anew: it needs force (see `ofEndedLife`).
    */
   readonly life?: string;
+  readonly epoch?: number;
 }
 
 /** What firing a timer needs: which actor, which timer and scheduling, when. */

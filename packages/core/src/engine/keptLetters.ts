@@ -111,6 +111,7 @@ export async function deadLetter(
     // Kept as too old to tell, or such a letter's redrive kept again.
     ...(unmarked && { unmarked }),
     ...(current.life !== undefined && { life: current.life }),
+    ...(current.timerEpoch && { epoch: current.timerEpoch }),
   };
   const letter = keptWithin(kept, engine.store.limits.maxItemBytes);
   return {

@@ -131,7 +131,7 @@ function endedLifeLetterRefused(letter: DeadLetter, followUp: FollowUp): BatonEr
   const { actorId, messageId } = letter;
   return new BatonError(
     ErrorCode.INVALID_STATE,
-    `dead letter ${messageId} of ${actorId} was not redriven: it was kept in a life of ${actorId} that has ended since (its record expired: the actor halted, or never applied a message), so applied now it would change a new life of ${actorId} by a message sent to the one that ended. Purge it (${followUp`dead-letters purge ${actorId} ${messageId}`}), unless you know the new life must take it: then redrive it with force (${followUp`dead-letters redrive ${actorId} ${messageId} --force`}; redriveDeadLetter(…, { force: true }))`,
+    `dead letter ${messageId} of ${actorId} was not redriven: it was kept in a life of ${actorId} that has ended since (the actor halted, or it never applied a message and its record expired), so applied now it would change a new life of ${actorId} by a message sent to the one that ended. Purge it (${followUp`dead-letters purge ${actorId} ${messageId}`}), unless you know the new life must take it: then redrive it with force (${followUp`dead-letters redrive ${actorId} ${messageId} --force`}; redriveDeadLetter(…, { force: true }))`,
     { details: { actorId, messageId, lifeEnded: true } },
   );
 }

@@ -68,14 +68,17 @@ export function redriveNeedsForce(letter: DeadLetter): boolean {
  * Whether `letter` was kept in a life of its actor that has ended, `record` being the actor's
  * record now (`undefined`: none, its last life ended): applied, it would change a new life of
  * the actor (an account opened again under the same id) by a message sent to the one that
- * ended. A life ends when its record expires: after a halt, or, for an actor that never applied
- * a message (its first was this letter), as a halted one's does. A plain redrive refuses it, in
- * both cases: an actor that lived since may have halted too. A letter an earlier Baton kept
- * names no life, and is taken.
+ * ended. A life ends when the actor halts (the record counts its halts: {@link
+ * ActorRecord.timerEpoch}), and when its record expires: a halted one's, or, for an actor that
+ * never applied a message (its first was this letter), as a halted one's does. A plain redrive
+ * refuses it, in every case. A timer's fire (or an ask's reply) is not: its redrive applies
+ * nothing once its actor halted or its life ended (see `redriven`). A letter an earlier Baton
+ * kept names no life, and is taken.
  *
  * @example
  * ofEndedLife(letter, await store.load(letter.actorId)); // true: purge it, or force it
  */
 export function ofEndedLife(letter: DeadLetter, record: ActorRecord | undefined): boolean {
-  return letter.life !== undefined && record?.life !== letter.life;
+  if (letter.life === undefined || letter.timer !== undefined) return false;
+  return record?.life !== letter.life || (record.timerEpoch ?? 0) !== (letter.epoch ?? 0);
 }
