@@ -13,7 +13,7 @@
  * message kept because its state would pass the record limit, listed and shown with its cause;
  * a letter kept as too old to tell whether it was applied, marked, shown, left by `redrive
  * --all` and redriven only with `--force`; a letter kept in a life of its actor that has ended,
- * the same; and the letter of an ask's timeout refused a purge
+ * the same; a client's letter whose key's claim has lapsed, marked and refused as too old; and the letter of an ask's timeout refused a purge
  * (left by `purge --all`), while a purged reply's ask times out.
  * With BATON_DRILL_OUT=<file>, the commands and what they printed are written there.
  */
@@ -644,7 +644,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(dry.redrive).toEqual([expect.objectContaining({ actor: 'note/plain' })]);
     expect(dry.left).toEqual([{ actor: id, messageId, reason }]);
     const leftLines = [
-      `left 1 dead letter(s) kept as too old to tell whether they were applied (each came after what proves a message applied was gone — its sender's mark, or its outcome —, or where its sender's mark had forgotten its channel's gaps, or from a sender's life that had ended): each may have been applied already, and a redrive would then apply it twice. For each, purge it, unless you know it was never applied (its effect is not in its actor's state: ${hint('actors get <type/key>')}); only then redrive it with --force:`,
+      `left 1 dead letter(s) kept as too old to tell whether they were applied (each came after what proves a message applied was gone — its sender's mark, or its outcome —, or where its sender's mark had forgotten its channel's gaps, or from a sender's life that had ended, or after its client key's claim lapsed): each may have been applied already, and a redrive would then apply it twice. For each, purge it, unless you know it was never applied (its effect is not in its actor's state: ${hint('actors get <type/key>')}); only then redrive it with --force:`,
       `  ${hint(`dead-letters purge ${id} ${quoted}`)}`,
       `  ${hint(`dead-letters redrive ${id} ${quoted} --force`)}`,
     ];
@@ -667,7 +667,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const named = await baton('dead-letters', 'redrive', id, messageId, '--yes');
     expect(named.code).toBe(1);
     expect(named.err).toContain(
-      `was not redriven: it was kept as too old to tell whether it was applied (it came after what proves a message applied was gone — its sender's mark, or its outcome —, or where its sender's mark had forgotten its channel's gaps), so applied now it may be applied twice. If you know it was never applied, redrive it with force (${hint(`dead-letters redrive ${id} ${quoted} --force`)}; `,
+      `was not redriven: it is too old to tell whether it was applied (it came after what proves a message applied was gone — its sender's mark, or its outcome —, or where its sender's mark had forgotten its channel's gaps, or the claim of its client's key has lapsed since, so a message sent under that key again was taken as new), so applied now it may be applied twice. If you know it was never applied, redrive it with force (${hint(`dead-letters redrive ${id} ${quoted} --force`)}; `,
     );
     const refused = await baton('dead-letters', 'redrive', id, messageId, '--yes', '--json');
     expect(refused.json().error).toMatchObject({
@@ -753,6 +753,49 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     expect(forced.code, forced.err).toBe(0);
     await work(async () => (await entriesOf(id)).length === 2);
     expect(await entriesOf(id)).toEqual(['first', 'late']);
+  });
+
+  it('marks and shows a client’s dead letter whose key’s claim has lapsed as too old to tell, and refuses its plain redrive', async () => {
+    // Kept (as the engine keeps a keyed send's letter) 30 days ago: its key's claim lapsed at 28.
+    const id = 'note/lapsed';
+    const messageId = `ingress:["${id}","k-1"]`;
+    const sentAt = Date.now() - 30 * 86_400_000;
+    const keyHeldUntil = sentAt + 28 * 86_400_000;
+    const letter: DeadLetter = {
+      actorId: id,
+      messageId,
+      envelope: {
+        id: messageId,
+        from: 'ingress',
+        seq: 0,
+        to: id,
+        name: 'add',
+        payload: { entry: 'late' },
+        sentAt,
+        keyHeldUntil,
+      },
+      redrivable: true,
+      error: { code: 'RETRYABLE', message: 'failed', details: {} },
+      attempts: 3,
+      at: sentAt,
+    };
+    await keep(id, [letter]);
+    const quoted = shellQuote(messageId);
+    const [listed] = (await json('dead-letters', 'list')).deadLetters;
+    expect(listed).toMatchObject({ actor: id, needsForce: true, forceBecause: 'tooOldToTell' });
+    const shown = (await baton('dead-letters', 'show', id, messageId)).out.split('\n');
+    expect(shown.find((line) => line.startsWith('too old'))).toBe(
+      `too old    the claim of its client's key lapsed at ${new Date(keyHeldUntil).toISOString()}: a message sent under that key since was taken as a new one, under this one's id, and may be this one sent again, applied: a redrive needs --force, which may apply it twice. Before you use it, check that it was never applied: ${id}'s state does not show its effect (${hint(`actors get ${id}`)}). If you cannot tell, purge it`,
+    );
+    const named = await baton('dead-letters', 'redrive', id, messageId, '--yes', '--json');
+    expect(named.code).toBe(1);
+    expect(named.json().error).toMatchObject({
+      code: 'INVALID_STATE',
+      details: { tooOldToTell: true },
+    });
+    expect(named.json().error.message).toContain(
+      `or the claim of its client's key has lapsed since, so a message sent under that key again was taken as new), so applied now it may be applied twice. If you know it was never applied, redrive it with force (${hint(`dead-letters redrive ${id} ${quoted} --force`)}`,
+    );
   });
 
   it('refuses to purge the letter of an ask’s timeout, leaves it out of purge --all, and says a purged reply’s ask times out', async () => {

@@ -10,6 +10,7 @@ import { decodeEnvelope, INGRESS } from '@baton/core/adapter';
 import {
   answeredSender,
   endFailingMessage,
+  keyClaimLapsed,
   ofEndedLife,
   pauseActor,
   redriveDeadLetter,
@@ -35,14 +36,19 @@ export function redriveAction(cluster: SimCluster, letter: DeadLetter): Action {
       cluster.context.stats.redrives++;
       cluster.context.deadLetters.redriving(letter);
       const { store } = cluster.backend;
+      const { clock } = cluster.context;
       const kept = await store.readDeadLetter(actorId, messageId);
       const answered = kept !== undefined && answeredSender(kept) !== undefined;
       const ended = kept !== undefined && ofEndedLife(kept, await store.load(actorId));
       // Answered, kept as too old to tell (redriven only when known never applied), or kept in
       // a life that has ended (redriven into the new one, as the operator decides to).
-      const force = kept !== undefined && (redriveNeedsForce(kept) || ended);
+      const force =
+        kept !== undefined &&
+        (redriveNeedsForce(kept) || keyClaimLapsed(kept, clock.now()) || ended);
       if (force) {
-        const refused = await redriveDeadLetter(store, cluster.queue, actorId, messageId).then(
+        const refused = await redriveDeadLetter(store, cluster.queue, actorId, messageId, {
+          clock,
+        }).then(
           () => undefined,
           (error: unknown) => error,
         );
@@ -53,7 +59,7 @@ export function redriveAction(cluster: SimCluster, letter: DeadLetter): Action {
         }
         if (answered) cluster.context.stats.answeredRefusals++;
       }
-      await redriveDeadLetter(store, cluster.queue, actorId, messageId, { force });
+      await redriveDeadLetter(store, cluster.queue, actorId, messageId, { force, clock });
       if (answered) {
         cluster.context.stats.forcedRedrives++;
         cluster.context.deadLetters.forced(messageId);

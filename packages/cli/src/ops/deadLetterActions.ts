@@ -49,6 +49,7 @@ export async function deadLettersRedrive(ctx: OpsContext): Promise<void> {
     await redriveDeadLetter(store, queue, letter.actorId, letter.messageId, {
       force,
       followUp: ctx.followUp,
+      clock: { now: () => ctx.io.now() },
     });
     // Counted beside the letter, which the engine writes anew if the redrive fails again.
     await recordRedrive(await writerOf(ctx), letter);

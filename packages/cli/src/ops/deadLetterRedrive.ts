@@ -32,7 +32,7 @@ export async function redriveSorted(
   const acted: DeadLetter[] = [];
   const left: Left[] = [];
   for (const l of letters) {
-    const because = force ? undefined : forceReason(l, ended);
+    const because = force ? undefined : forceReason(l, ctx.io.now(), ended);
     const why = !l.redrivable
       ? CUT
       : because === 'answered'
@@ -92,7 +92,7 @@ export function redriveLeftLines(left: readonly Left[], follow: FollowUp): strin
   }
   if (tooOld.length > 0) {
     lines +=
-      `\nleft ${tooOld.length} dead letter(s) kept as too old to tell whether they were applied (each came after what proves a message applied was gone — its sender's mark, or its outcome —, or where its sender's mark had forgotten its channel's gaps, or from a sender's life that had ended): each may have been applied already, and a redrive would then apply it twice. For each, purge it, unless you know it was never applied (its effect is not in its actor's state: ${follow`actors get <type/key>`}); only then redrive it with --force:\n` +
+      `\nleft ${tooOld.length} dead letter(s) kept as too old to tell whether they were applied (each came after what proves a message applied was gone — its sender's mark, or its outcome —, or where its sender's mark had forgotten its channel's gaps, or from a sender's life that had ended, or after its client key's claim lapsed): each may have been applied already, and a redrive would then apply it twice. For each, purge it, unless you know it was never applied (its effect is not in its actor's state: ${follow`actors get <type/key>`}); only then redrive it with --force:\n` +
       commands(tooOld);
   }
   if (ended.length > 0) {
@@ -116,7 +116,7 @@ export async function forcedLine(ctx: OpsContext, letters: readonly DeadLetter[]
   if (ctx.values.force !== true) return '';
   const redrivable = letters.filter((l) => l.redrivable);
   const ended = await ofEndedLives((await ctx.target()).store, redrivable);
-  const reasons = redrivable.map((l) => forceReason(l, ended));
+  const reasons = redrivable.map((l) => forceReason(l, ctx.io.now(), ended));
   const count = (reason: ForceReason) => reasons.filter((r) => r === reason).length;
   const parts = (
     [

@@ -5,7 +5,7 @@
  */
 import type { MessageTrail } from '@baton/aws';
 import { type DeadLetter, INGRESS } from '@baton/core/adapter';
-import { answeredSender, keptTooOldToTell } from '@baton/core/engine';
+import { answeredSender, keptTooOldToTell, keyClaimLapsed } from '@baton/core/engine';
 import { causeOf, countByCode } from './deadLetterCauses.ts';
 import { matching, named, typeUnchecked } from './deadLetterSelection.ts';
 import { ofEndedLives } from './endedLives.ts';
@@ -24,13 +24,17 @@ import { VOID_FIRE_TEXT, type VoidFire, voidFire, voidFires } from './voidFires.
  */
 export type ForceReason = 'answered' | 'tooOldToTell' | 'lifeEnded';
 
-/** `ended`: the letters kept in a life of their actor that has ended since (endedLives.ts). */
+/**
+ * `now`: the time that tells whether a client key's claim has lapsed; `ended`: the letters kept
+ * in a life of their actor that has ended since (endedLives.ts).
+ */
 export function forceReason(
   l: DeadLetter,
+  now: number,
   ended: ReadonlySet<DeadLetter> = new Set(),
 ): ForceReason | undefined {
   if (answeredSender(l) !== undefined) return 'answered';
-  if (keptTooOldToTell(l)) return 'tooOldToTell';
+  if (keptTooOldToTell(l) || keyClaimLapsed(l, now)) return 'tooOldToTell';
   return ended.has(l) ? 'lifeEnded' : undefined;
 }
 
@@ -42,7 +46,7 @@ function summary(
   trail?: MessageTrail,
 ) {
   const cause = causeOf(l);
-  const because = l.redrivable ? forceReason(l, ended) : undefined;
+  const because = l.redrivable ? forceReason(l, ctx.io.now(), ended) : undefined;
   return {
     actor: l.actorId,
     messageId: l.messageId,
@@ -155,7 +159,10 @@ export async function deadLettersShow(ctx: OpsContext): Promise<void> {
   const letter = await named(ctx, 'show');
   const parked = letter.parked === undefined ? {} : { parked: letter.parked };
   const answered = letter.parked === undefined ? answeredSender(letter) : undefined;
-  const tooOld = letter.parked === undefined && answered === undefined && keptTooOldToTell(letter);
+  const tooOld =
+    letter.parked === undefined &&
+    answered === undefined &&
+    (keptTooOldToTell(letter) || keyClaimLapsed(letter, ctx.io.now()));
   const { store } = await ctx.target();
   const voided = await voidFire(store, letter);
   const trail = (await trailsOf(ctx, [letter])).get(letter);
@@ -234,6 +241,10 @@ function tooOldLine(letter: DeadLetter): string {
   }
   if (envelope.lifeEnded === true) {
     return `it was sent by a life of ${envelope.from} that had ended (its record expired while the message waited in its outbox), so no mark tells whether it was applied`;
+  }
+  // Not kept so by the engine: too old since, as its key's claim lapsed (keyClaimLapsed).
+  if (letter.unmarked !== true && envelope.keyHeldUntil !== undefined) {
+    return `the claim of its client's key lapsed at ${new Date(envelope.keyHeldUntil).toISOString()}: a message sent under that key since was taken as a new one, under this one's id, and may be this one sent again, applied`;
   }
   const proof =
     envelope.from === INGRESS ? 'its outcome' : `${envelope.from}'s mark on ${letter.actorId}`;

@@ -81,6 +81,13 @@ export interface Envelope {
    */
   readonly lifeEnded?: true;
   /**
+   * Keyed ingress only: when the claim that binds its key to it lapses (`KeyClaim.expiresAt`),
+   * after which the key may bind a message sent anew, which has this one's id and is taken as a
+   * new one. Its dead letter, kept that long, is then too old to tell whether it was applied
+   * (see `keptTooOldToTell`). Workers do not read it.
+   */
+  readonly keyHeldUntil?: number;
+  /**
    * The envelope format of the Baton that wrote it ({@link ENVELOPE_FORMAT}), absent for format 1.
    * A Baton that adds a field older code must not ignore (as `lifeEnded` would have been)
    * raises it on the envelopes that carry the field.
@@ -259,6 +266,7 @@ const OPTIONAL_FIELDS: Readonly<Record<string, string>> = {
   traceparent: 'string',
   ask: 'string',
   replyTo: 'string',
+  keyHeldUntil: 'number',
   format: 'number',
 };
 

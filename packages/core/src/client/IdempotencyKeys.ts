@@ -76,20 +76,21 @@ export class IdempotencyKeys {
    */
   async bind(envelope: Envelope): Promise<BoundKey> {
     const fingerprint = envelope.fingerprint!;
+    const expiresAt = this.clock.now() + 2 * this.claimRetentionMs;
     const held = await this.store.claimKey({
       key: envelope.id,
       fingerprint,
-      expiresAt: this.clock.now() + 2 * this.claimRetentionMs,
+      expiresAt,
       sentAt: envelope.sentAt,
     });
-    if (!held) return { envelope, dedupeId: envelope.id };
+    if (!held) return { envelope: { ...envelope, keyHeldUntil: expiresAt }, dedupeId: envelope.id };
     if (held.fingerprint !== fingerprint) throw idempotencyKeyReused(envelope);
     // A claim made before claims kept it, a retention before it expires, less a clocks' margin.
     const claimed = held.sentAt ?? held.expiresAt - this.claimRetentionMs - CLAIM_CLOCK_MARGIN_MS;
     // The claim's, never this send's own, even where it is earlier (a clock behind): the actor
     // and the reads look for a copy's outcome among messages sent from the copy's sentAt on, so
     // every copy must carry that of the one applied, whichever it was.
-    const retry = { ...envelope, sentAt: claimed };
+    const retry = { ...envelope, sentAt: claimed, keyHeldUntil: held.expiresAt };
     // A retry: its message may have been processed since. (Not read from the clocks' margin
     // before, as `outcome` reads: that would read an hour of a busy actor's pages for every retry
     // of a message not processed yet, the common one. Only a copy enqueued by a Baton before

@@ -68,6 +68,7 @@ export { type RedriveOptions, redriveDeadLetter } from './redriveDeadLetter.ts';
 export {
   answeredSender,
   keptTooOldToTell,
+  keyClaimLapsed,
   ofEndedLife,
   redriveNeedsForce,
 } from './redriveNeedsForce.ts';

@@ -1,11 +1,16 @@
 import { encodeEnvelope, INGRESS } from '../adapter/envelope.ts';
-import type { Queue, Store } from '../adapter/ports.ts';
+import { type Clock, type Queue, type Store, systemClock } from '../adapter/ports.ts';
 import type { DeadLetter } from '../adapter/storedRecords.ts';
 import { BatonError, ErrorCode } from '../errors.ts';
 import { failingNotDeadLettered } from './failingHead.ts';
 import { batonCommand, type FollowUp } from './followUp.ts';
 import { parkedLetterRefused } from './parking.ts';
-import { answeredSender, keptTooOldToTell, ofEndedLife } from './redriveNeedsForce.ts';
+import {
+  answeredSender,
+  keptTooOldToTell,
+  keyClaimLapsed,
+  ofEndedLife,
+} from './redriveNeedsForce.ts';
 
 /**
  * How a redrive treats a letter whose sender was answered (see {@link answeredSender}), or one
@@ -21,6 +26,12 @@ export interface RedriveOptions {
   readonly force?: boolean;
   /** How its refusals name the next command. @default {@link batonCommand} */
   readonly followUp?: FollowUp;
+  /**
+   * What tells whether a client key's claim has lapsed (`keyClaimLapsed`), on a store that
+   * cannot read claims (`Store.readClaim`; one that can tells it by its own clock).
+   * @default the system's
+   */
+  readonly clock?: Clock;
 }
 
 /**
@@ -37,14 +48,15 @@ export interface RedriveOptions {
  * an actor's or a client's ask) is refused with INVALID_STATE, nothing sent: applied now, it
  * would change the actor after its sender was told it failed. Purge it, or pass
  * `{ force: true }` when you know it must be applied still. So is a letter kept as too old to
- * tell whether it was applied ({@link keptTooOldToTell}): applied now, it may be applied twice.
- * Pass `{ force: true }` only when you know it was never applied; else purge it. So is a letter
- * kept in a life of its actor that has ended ({@link ofEndedLife}): applied now, it would change
- * the actor's new life.
+ * tell whether it was applied ({@link keptTooOldToTell}), or a client's letter whose key's claim
+ * has lapsed since ({@link keyClaimLapsed}: a message sent under its key again was taken as a new
+ * one): applied now, it may be applied twice. Pass `{ force: true }` only when you know it was
+ * never applied; else purge it. So is a letter kept in a life of its actor that has ended
+ * ({@link ofEndedLife}): applied now, it would change the actor's new life.
  *
  * @example
  * for (const letter of await store.listDeadLetters('account/alice')) {
- *   if (redriveNeedsForce(letter)) continue; // decide about it apart
+ *   if (redriveNeedsForce(letter) || keyClaimLapsed(letter, Date.now())) continue; // apart
  *   await redriveDeadLetter(store, queue, letter.actorId, letter.messageId);
  * }
  */
@@ -79,7 +91,9 @@ export async function redriveDeadLetter(
   if (!options.force) {
     const answered = answeredSender(letter);
     if (answered !== undefined) throw answeredLetterRefused(letter, answered, followUp);
-    if (keptTooOldToTell(letter)) throw tooOldLetterRefused(letter, followUp);
+    if (keptTooOldToTell(letter) || (await claimLapsed(store, letter, options.clock))) {
+      throw tooOldLetterRefused(letter, followUp);
+    }
     if (letter.life !== undefined && ofEndedLife(letter, await store.load(actorId))) {
       throw endedLifeLetterRefused(letter, followUp);
     }
@@ -93,6 +107,21 @@ export async function redriveDeadLetter(
       body: encodeEnvelope(envelope),
     },
   ]);
+}
+
+/**
+ * Whether the claim of the letter's client key has lapsed ({@link keyClaimLapsed}): by the
+ * store, when it reads claims — none holds the key now, or another claim does —, else by `clock`.
+ */
+async function claimLapsed(
+  store: Store,
+  letter: DeadLetter,
+  clock: Clock = systemClock,
+): Promise<boolean> {
+  const until = letter.envelope.keyHeldUntil;
+  if (until === undefined) return false;
+  if (!store.readClaim) return keyClaimLapsed(letter, clock.now());
+  return (await store.readClaim(letter.messageId))?.expiresAt !== until;
 }
 
 /** The refusal of a plain redrive of a letter whose sender was answered. */
@@ -121,7 +150,7 @@ function tooOldLetterRefused(letter: DeadLetter, followUp: FollowUp): BatonError
   const { actorId, messageId } = letter;
   return new BatonError(
     ErrorCode.INVALID_STATE,
-    `dead letter ${messageId} of ${actorId} was not redriven: it was kept as too old to tell whether it was applied (it came after what proves a message applied was gone — its sender's mark, or its outcome —, or where its sender's mark had forgotten its channel's gaps), so applied now it may be applied twice. If you know it was never applied, redrive it with force (${followUp`dead-letters redrive ${actorId} ${messageId} --force`}; redriveDeadLetter(…, { force: true })); else purge it (${followUp`dead-letters purge ${actorId} ${messageId}`})`,
+    `dead letter ${messageId} of ${actorId} was not redriven: it is too old to tell whether it was applied (it came after what proves a message applied was gone — its sender's mark, or its outcome —, or where its sender's mark had forgotten its channel's gaps, or the claim of its client's key has lapsed since, so a message sent under that key again was taken as new), so applied now it may be applied twice. If you know it was never applied, redrive it with force (${followUp`dead-letters redrive ${actorId} ${messageId} --force`}; redriveDeadLetter(…, { force: true })); else purge it (${followUp`dead-letters purge ${actorId} ${messageId}`})`,
     { details: { actorId, messageId, tooOldToTell: true } },
   );
 }

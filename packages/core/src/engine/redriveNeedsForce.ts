@@ -1,4 +1,4 @@
-import { INGRESS, isActorSender } from '../adapter/envelope.ts';
+import { type Envelope, INGRESS, isActorSender } from '../adapter/envelope.ts';
 import type { ActorRecord, DeadLetter } from '../adapter/storedRecords.ts';
 
 /**
@@ -43,10 +43,32 @@ export function wasAnswered(letter: DeadLetter): boolean {
  * came after what proves a message applied was gone (its sender's mark, a client's outcome), one
  * where its sender's mark had forgotten its channel's gaps, or a message of a sender's life that
  * had ended. Its message may have been applied already, so a redrive of it needs force, for an
- * operator who knows it was never applied.
+ * operator who knows it was never applied. A client's letter may become as old since: see
+ * {@link keyClaimLapsed}.
  */
 export function keptTooOldToTell(letter: DeadLetter): boolean {
   return letter.unmarked === true || letter.envelope.lifeEnded === true;
+}
+
+/**
+ * How long before a key's claim lapses, by the clock of the door that made it, it may have
+ * lapsed by another's.
+ */
+const CLAIM_CLOCKS_MARGIN_MS = 60 * 60 * 1000;
+
+/**
+ * Whether, at `now`, the claim that bound the key of this letter's client message to it has
+ * lapsed ({@link Envelope.keyHeldUntil}): a message sent under the key since was taken as a new
+ * one, under the same id — this one sent again, maybe, and applied. The letter is then as old as
+ * one {@link keptTooOldToTell}, and a plain redrive refuses it alike. A letter of an unkeyed
+ * message, or one an earlier Baton's door took in, has no claim to lapse.
+ *
+ * @example
+ * keyClaimLapsed(letter, Date.now()); // true: purge it, or force it if you know it was never applied
+ */
+export function keyClaimLapsed(letter: DeadLetter, now: number): boolean {
+  const until = letter.envelope.keyHeldUntil;
+  return until !== undefined && now >= until - CLAIM_CLOCKS_MARGIN_MS;
 }
 
 /**

@@ -8,6 +8,7 @@ import { askTimerId, type DeadLetter, effectOf, parseActorId } from '@baton/core
 import {
   answeredSender,
   keptTooOldToTell,
+  keyClaimLapsed,
   readHistoryWindow,
   storedOutbox,
 } from '@baton/core/engine';
@@ -230,17 +231,20 @@ async function inspectLetters(
   const trails = await trailsIn(target, letters);
   return letters.map((l) => {
     const trail = trails.get(l);
-    if (!trail) return inspectLetter(l);
+    if (!trail) return inspectLetter(l, now);
     const summary = trailSummary(l, trail);
     const lines = trailProse(summary, l.actorId, isoTime(l.at), now);
-    return { ...inspectLetter(l), trail: { ...summary, lines } };
+    return { ...inspectLetter(l, now), trail: { ...summary, lines } };
   });
 }
 
-function inspectLetter(l: DeadLetter): InspectedLetter {
+function inspectLetter(l: DeadLetter, now: number): InspectedLetter {
   const cause = causeOf(l);
   const answered = l.parked === undefined ? answeredSender(l) : undefined;
-  const tooOld = l.parked === undefined && answered === undefined && keptTooOldToTell(l);
+  const tooOld =
+    l.parked === undefined &&
+    answered === undefined &&
+    (keptTooOldToTell(l) || keyClaimLapsed(l, now));
   const askReply =
     l.parked === undefined &&
     l.envelope.replyTo !== undefined &&
