@@ -212,6 +212,14 @@ describe('a callback sent from outside the app', () => {
         message: expect.stringContaining('callback "approved" is completed already'),
       });
     }
+    // Under a key no message claimed, alike: only a claimed key is let on to its outcome.
+    await expect(
+      door.completeCallback(
+        token,
+        { value: 'again' },
+        { caller: ANONYMOUS, idempotencyKey: 'd-2' },
+      ),
+    ).rejects.toMatchObject({ code: ErrorCode.REJECTED });
     expect(h.backend.queue.counts().total).toBe(queued);
     // Under the first completion's key, another message is refused as a reuse of the key, and
     // its retry is let through: its outcome answers it.
@@ -228,6 +236,71 @@ describe('a callback sent from outside the app', () => {
       { caller: ANONYMOUS, idempotencyKey: 'd-1' },
     );
     expect((await h.state(ref.id)) as WorkflowState).toMatchObject({ status: 'waiting' });
+  });
+
+  it('rejects in the instance’s turn the second of two completions that both passed the door while the callback waited', async () => {
+    tokens.length = 0;
+    const Raced = workflow({
+      name: 'raced',
+      input: z.object({}),
+      run: async (ctx) => {
+        const callback = ctx.createCallback<string>('approved');
+        await ctx.step('ask', () => void tokens.push(callback.token));
+        return callback.result;
+      },
+    });
+    const h = workflowHarness([Raced.actor]);
+    const ref = await h.client.start(Raced, 'r-1', {});
+    await h.runAll({ until: h.clock.now() });
+    const ask = (value: string) =>
+      settled(
+        h.client.ask(
+          Raced.ref('r-1'),
+          'callback' as never,
+          { token: tokens[0], ok: true, value } as never,
+        ),
+      );
+    // Both are enqueued before the instance's turn: the door saw the callback pending for each.
+    const first = ask('yes');
+    const second = ask('no');
+    await h.runAll({ until: h.clock.now() });
+    expect(await first).toMatchObject({ ok: true });
+    expect(await second).toMatchObject({
+      ok: false,
+      error: {
+        code: ErrorCode.REJECTED,
+        message: expect.stringContaining('callback "approved" is completed already'),
+        details: { callback: 'approved', state: 'done' },
+      },
+    });
+    expect((await h.state(ref.id)) as WorkflowState).toMatchObject({
+      status: 'completed',
+      output: 'yes',
+    });
+  });
+
+  it('says a callback that timed out is settled so, not completed, when its token comes late', async () => {
+    tokens.length = 0;
+    const Timed = workflow({
+      name: 'timed',
+      input: z.object({}),
+      run: async (ctx) => {
+        const callback = ctx.createCallback<string>('approved', { timeoutMs: 1_000 });
+        await ctx.step('ask', () => void tokens.push(callback.token));
+        await callback.result.catch(() => undefined);
+        await ctx.waitForEvent('end');
+      },
+    });
+    const h = workflowHarness([Timed.actor]);
+    await h.client.start(Timed, 't-1', {});
+    await h.runAll({ until: h.clock.now() + 2_000 });
+    await expect(
+      h.door.completeCallback(tokens[0]!, { value: 'late' }, { caller: ANONYMOUS }),
+    ).rejects.toMatchObject({
+      code: ErrorCode.REJECTED,
+      message: expect.stringMatching(/^callback "approved" is (?!completed)\w+ already/),
+      details: { callback: 'approved', state: expect.not.stringMatching(/^done$/) },
+    });
   });
 
   it('takes a token only as ctx.createCallback() spelt it: another spelling of a real one is refused', async () => {
