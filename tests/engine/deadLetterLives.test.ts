@@ -27,36 +27,41 @@ const Account = actor({
   },
 });
 
+/** A harness where `key`'s account took a deposit of 10, and keeps one of 100 as a dead letter. */
+async function keptDeposit(key: string) {
+  const h = setup({ actors: [Account] });
+  const ref = Account.ref(key);
+  await h.client.send(ref, 'deposit', { amount: 10 });
+  await h.run();
+  bank.down = true;
+  await h.client.send(ref, 'deposit', { amount: 100 });
+  await h.run();
+  bank.down = false;
+  const [letter] = await h.backend.store.listDeadLetters(ref.id);
+  return { h, ref, letter: letter!, ...h.backend };
+}
+
 describe('a dead letter of a life that has ended', () => {
   it('is refused a plain redrive into the new life, and applied to it once when forced', async () => {
-    const h = setup({ actors: [Account] });
-    const { store, queue } = h.backend;
-    const ref = Account.ref('alice');
-    await h.client.send(ref, 'deposit', { amount: 10 });
-    await h.run();
-    bank.down = true;
-    await h.client.send(ref, 'deposit', { amount: 100 });
-    await h.run();
-    bank.down = false;
-    const [letter] = await store.listDeadLetters(ref.id);
+    const { h, ref, letter, store, queue } = await keptDeposit('alice');
     const first = await h.record(ref.id);
     expect(letter?.life).toBe(first?.life);
-    expect(ofEndedLife(letter!, first)).toBe(false);
+    expect(ofEndedLife(letter, first)).toBe(false);
 
     // The account is closed, its record expires, and a new account opens under the same id.
     await h.client.send(ref, 'close', {});
     await h.run();
     h.clock.set((await h.record(ref.id))!.expiresAt!);
     store.purgeExpired();
-    expect(ofEndedLife(letter!, await h.record(ref.id))).toBe(true);
+    expect(ofEndedLife(letter, await h.record(ref.id))).toBe(true);
     await h.client.send(ref, 'deposit', { amount: 5 });
     await h.run();
     const second = await h.record(ref.id);
     expect(second?.life).not.toBe(first?.life);
-    expect(ofEndedLife(letter!, second)).toBe(true);
-    expect(redriveNeedsForce(letter!)).toBe(false);
+    expect(ofEndedLife(letter, second)).toBe(true);
+    expect(redriveNeedsForce(letter)).toBe(false);
 
-    const refused = await redriveDeadLetter(store, queue, ref.id, letter!.messageId).catch(
+    const refused = await redriveDeadLetter(store, queue, ref.id, letter.messageId).catch(
       (error: unknown) => error,
     );
     expect(isBatonError(refused) && refused.code).toBe(ErrorCode.INVALID_STATE);
@@ -66,37 +71,28 @@ describe('a dead letter of a life that has ended', () => {
     await h.run();
     expect(await h.state(ref.id)).toEqual({ balance: 5, log: ['+5'] });
 
-    await redriveDeadLetter(store, queue, ref.id, letter!.messageId, { force: true });
-    await redriveDeadLetter(store, queue, ref.id, letter!.messageId, { force: true });
+    await redriveDeadLetter(store, queue, ref.id, letter.messageId, { force: true });
+    await redriveDeadLetter(store, queue, ref.id, letter.messageId, { force: true });
     await h.run();
     expect(await h.state(ref.id)).toEqual({ balance: 105, log: ['+5', '+100'] });
     expect(await store.listDeadLetters(ref.id)).toEqual([]);
   });
 
   it('is refused a plain redrive once its actor halted, though opened again before its record expired', async () => {
-    const h = setup({ actors: [Account] });
-    const { store, queue } = h.backend;
-    const ref = Account.ref('carol');
-    await h.client.send(ref, 'deposit', { amount: 10 });
-    await h.run();
-    bank.down = true;
-    await h.client.send(ref, 'deposit', { amount: 100 });
-    await h.run();
-    bank.down = false;
-    const [before] = await store.listDeadLetters(ref.id);
+    const { h, ref, letter: before, store, queue } = await keptDeposit('carol');
 
     // Closed, then opened again a day later: the record never expired, so the life is the same.
     await h.client.send(ref, 'close', {});
     await h.run();
     const closed = await h.record(ref.id);
-    expect(ofEndedLife(before!, closed)).toBe(true);
+    expect(ofEndedLife(before, closed)).toBe(true);
     h.clock.advance(86_400_000);
     await h.client.send(ref, 'deposit', { amount: 5 });
     await h.run();
     const reopened = await h.record(ref.id);
     expect(reopened?.life).toBe(closed?.life);
-    expect(ofEndedLife(before!, reopened)).toBe(true);
-    await expect(redriveDeadLetter(store, queue, ref.id, before!.messageId)).rejects.toThrow(
+    expect(ofEndedLife(before, reopened)).toBe(true);
+    await expect(redriveDeadLetter(store, queue, ref.id, before.messageId)).rejects.toThrow(
       `it was kept in a life of ${ref.id} that has ended since`,
     );
     await h.run();
@@ -108,7 +104,7 @@ describe('a dead letter of a life that has ended', () => {
     await h.run();
     bank.down = false;
     const after = (await store.listDeadLetters(ref.id)).find(
-      (l) => l.messageId !== before!.messageId,
+      (l) => l.messageId !== before.messageId,
     );
     expect(after?.epoch).toBe(1);
     expect(ofEndedLife(after!, await h.record(ref.id))).toBe(false);

@@ -42,6 +42,38 @@ const TALLY = join(import.meta.dirname, 'fixtures', 'tallyApp.ts');
 /** A time as every `--json` output gives it. */
 const ISO_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
+/**
+ * A client's `add` of "late" to note `id`, as the engine keeps it when it failed its attempts;
+ * `envelope` and `letter` change what differs.
+ */
+function clientLetter(
+  id: string,
+  messageId: string,
+  envelope: Partial<DeadLetter['envelope']> = {},
+  letter: Partial<DeadLetter> = {},
+): DeadLetter {
+  const at = envelope.sentAt ?? Date.now();
+  return {
+    actorId: id,
+    messageId,
+    envelope: {
+      id: messageId,
+      from: 'ingress',
+      seq: 0,
+      to: id,
+      name: 'add',
+      payload: { entry: 'late' },
+      sentAt: at,
+      ...envelope,
+    },
+    redrivable: true,
+    error: { code: 'RETRYABLE', message: 'failed', details: {} },
+    attempts: 3,
+    at,
+    ...letter,
+  };
+}
+
 describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --all on the emulators', () => {
   let deployment: OpsDeployment;
   let source: LocalSqsEventSource;
@@ -472,23 +504,16 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
   it('leaves a dead letter kept without its payload out of a bulk redrive, saying why, and refuses it by name', async () => {
     const id = 'cut/a';
     const messageId = 'ingress:cut-1';
-    const letter: DeadLetter = {
-      actorId: id,
+    const letter = clientLetter(
+      id,
       messageId,
-      envelope: {
-        id: messageId,
-        from: 'ingress',
-        seq: 0,
-        to: id,
-        name: 'add',
-        payload: null,
-        sentAt: 0,
+      { payload: null, sentAt: 0 },
+      {
+        redrivable: false,
+        error: { code: 'DEAD_LETTERED', message: 'too large to keep whole', details: {} },
+        at: Date.now(),
       },
-      redrivable: false,
-      error: { code: 'DEAD_LETTERED', message: 'too large to keep whole', details: {} },
-      attempts: 3,
-      at: Date.now(),
-    };
+    );
     await deployment.store.commit({
       expectedVer: 0,
       record: { id, ver: 1, state: {}, inboxOffset: '0', marks: {}, sentSeq: 0 },
@@ -701,24 +726,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     // the note holds now is another life's.
     const id = 'note/closed';
     const messageId = 'ingress:ended-life-1';
-    const letter: DeadLetter = {
-      actorId: id,
-      messageId,
-      life: 'a-life-that-ended',
-      envelope: {
-        id: messageId,
-        from: 'ingress',
-        seq: 0,
-        to: id,
-        name: 'add',
-        payload: { entry: 'late' },
-        sentAt: Date.now(),
-      },
-      redrivable: true,
-      error: { code: 'RETRYABLE', message: 'failed', details: {} },
-      attempts: 3,
-      at: Date.now(),
-    };
+    const letter = clientLetter(id, messageId, {}, { life: 'a-life-that-ended' });
     await keep(id, [letter]);
     const quoted = shellQuote(messageId);
     expect((await deployment.store.load(id))?.life).not.toBe(letter.life);
@@ -761,24 +769,7 @@ describe('baton ask, outcome, timers cancel, dead-letters purge and redrive --al
     const messageId = `ingress:["${id}","k-1"]`;
     const sentAt = Date.now() - 30 * 86_400_000;
     const keyHeldUntil = sentAt + 28 * 86_400_000;
-    const letter: DeadLetter = {
-      actorId: id,
-      messageId,
-      envelope: {
-        id: messageId,
-        from: 'ingress',
-        seq: 0,
-        to: id,
-        name: 'add',
-        payload: { entry: 'late' },
-        sentAt,
-        keyHeldUntil,
-      },
-      redrivable: true,
-      error: { code: 'RETRYABLE', message: 'failed', details: {} },
-      attempts: 3,
-      at: sentAt,
-    };
+    const letter = clientLetter(id, messageId, { sentAt, keyHeldUntil });
     await keep(id, [letter]);
     const quoted = shellQuote(messageId);
     const [listed] = (await json('dead-letters', 'list')).deadLetters;

@@ -27,6 +27,17 @@ const Internal = workflow({
   },
 });
 
+/** Hands out the token of its one callback, and returns what completes it. */
+const Approval = workflow({
+  name: 'approval',
+  input: z.object({}),
+  run: async (ctx) => {
+    const callback = ctx.createCallback<string>('approved');
+    await ctx.step('ask', () => void tokens.push(callback.token));
+    return callback.result;
+  },
+});
+
 const forge = (actorId: string, seq: number) =>
   Buffer.from(JSON.stringify([actorId, seq, 'guess'])).toString('base64url');
 
@@ -240,22 +251,13 @@ describe('a callback sent from outside the app', () => {
 
   it('rejects in the instance’s turn the second of two completions that both passed the door while the callback waited', async () => {
     tokens.length = 0;
-    const Raced = workflow({
-      name: 'raced',
-      input: z.object({}),
-      run: async (ctx) => {
-        const callback = ctx.createCallback<string>('approved');
-        await ctx.step('ask', () => void tokens.push(callback.token));
-        return callback.result;
-      },
-    });
-    const h = workflowHarness([Raced.actor]);
-    const ref = await h.client.start(Raced, 'r-1', {});
+    const h = workflowHarness([Approval.actor]);
+    const ref = await h.client.start(Approval, 'r-1', {});
     await h.runAll({ until: h.clock.now() });
     const ask = (value: string) =>
       settled(
         h.client.ask(
-          Raced.ref('r-1'),
+          Approval.ref('r-1'),
           'callback' as never,
           { token: tokens[0], ok: true, value } as never,
         ),
@@ -305,17 +307,8 @@ describe('a callback sent from outside the app', () => {
 
   it('takes a token only as ctx.createCallback() spelt it: another spelling of a real one is refused', async () => {
     tokens.length = 0;
-    const Spelt = workflow({
-      name: 'spelt',
-      input: z.object({}),
-      run: async (ctx) => {
-        const callback = ctx.createCallback<string>('approved');
-        await ctx.step('ask', () => void tokens.push(callback.token));
-        return callback.result;
-      },
-    });
-    const h = workflowHarness([Spelt.actor]);
-    const ref = await h.client.start(Spelt, 's-1', {});
+    const h = workflowHarness([Approval.actor]);
+    const ref = await h.client.start(Approval, 's-1', {});
     await h.runAll({ until: h.clock.now() });
     const token = tokens[0]!;
     const parts = JSON.parse(Buffer.from(token, 'base64url').toString()) as unknown[];
