@@ -60,6 +60,8 @@ describe('a dead letter of a life that has ended', () => {
     expect(second?.life).not.toBe(first?.life);
     expect(ofEndedLife(letter, second)).toBe(true);
     expect(redriveNeedsForce(letter)).toBe(false);
+    // A letter an earlier Baton kept names no life: it is taken, as it was then.
+    expect(ofEndedLife({ ...letter, life: undefined }, second)).toBe(false);
 
     const refused = await redriveDeadLetter(store, queue, ref.id, letter.messageId).catch(
       (error: unknown) => error,

@@ -76,6 +76,23 @@ describe("a client's dead letter whose key's claim lapsed", () => {
     expect(await store.listDeadLetters(ref.id)).toHaveLength(1);
   });
 
+  it('is refused a plain redrive once its claim lapsed, though no message was sent under its key since', async () => {
+    const { h, ref, letter } = await keptDeposit('K');
+    const until = letter.envelope.keyHeldUntil!;
+    // By the clock of the one who asks, an hour before the claim's end counts as its end.
+    expect(keyClaimLapsed(letter, until - 3_600_001)).toBe(false);
+    expect(keyClaimLapsed(letter, until - 3_600_000)).toBe(true);
+    h.clock.set(until);
+    await expect(
+      redriveDeadLetter(h.backend.store, h.backend.queue, ref.id, letter.messageId),
+    ).rejects.toMatchObject({ code: ErrorCode.INVALID_STATE, details: { tooOldToTell: true } });
+    await redriveDeadLetter(h.backend.store, h.backend.queue, ref.id, letter.messageId, {
+      force: true,
+    });
+    await h.run();
+    expect(await h.state(ref.id)).toEqual({ log: [100] });
+  });
+
   it("is an unkeyed message's letter: no claim lapses, and a plain redrive applies it once", async () => {
     const { h, ref, letter } = await keptDeposit();
     expect(letter.envelope.keyHeldUntil).toBeUndefined();

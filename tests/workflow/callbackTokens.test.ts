@@ -312,13 +312,21 @@ describe('a callback sent from outside the app', () => {
     await h.runAll({ until: h.clock.now() });
     const token = tokens[0]!;
     const parts = JSON.parse(Buffer.from(token, 'base64url').toString()) as unknown[];
-    const respelt = [
+    const respelt: string[] = [
       Buffer.from(JSON.stringify([...parts, 'x'])).toString('base64url'),
       Buffer.from(` ${JSON.stringify(parts)}`).toString('base64url'),
       Buffer.from(JSON.stringify(parts, null, 1)).toString('base64url'),
       `${token}=`,
     ];
-    expect(new Set([token, ...respelt]).size).toBe(5);
+    // Spelt as a token is, but of parts that are not an instance, a number and a secret.
+    for (const parts of [
+      [5, 0, 's'],
+      ['wf-approval/s-1', 1.5, 's'],
+      ['wf-approval/s-1', 0, 7],
+    ]) {
+      respelt.push(Buffer.from(JSON.stringify(parts)).toString('base64url'));
+    }
+    expect(new Set([token, ...respelt]).size).toBe(8);
     for (const other of respelt) {
       await expect(
         h.door.completeCallback(other, { value: 'no' }, { caller: ANONYMOUS }),
