@@ -115,6 +115,57 @@ describe('a dead letter of a life that has ended', () => {
     expect(await h.state(ref.id)).toEqual({ balance: 12, log: ['+5', '+7'] });
   });
 
+  it('is left kept when its actor halted between a plain redrive and its turn, and applied once when forced', async () => {
+    const { h, ref, letter, store, queue } = await keptDeposit('dave');
+    expect(letter.epoch).toBe(0);
+    // The close waits in the actor's group already: the redrive, checked when sent, is taken.
+    await h.client.send(ref, 'close', {});
+    await redriveDeadLetter(store, queue, ref.id, letter.messageId);
+    await h.run();
+    expect(await h.state(ref.id)).toEqual({ balance: 0, log: [] });
+    expect(await store.listDeadLetters(ref.id)).toEqual([letter]);
+    // The account opened again; forced, the deposit is applied to it, once.
+    await h.client.send(ref, 'deposit', { amount: 5 });
+    await h.run();
+    await redriveDeadLetter(store, queue, ref.id, letter.messageId, { force: true });
+    await redriveDeadLetter(store, queue, ref.id, letter.messageId, { force: true });
+    await h.run();
+    expect(await h.state(ref.id)).toEqual({ balance: 105, log: ['+5', '+100'] });
+  });
+
+  it('names the life it was kept in when a forced redrive into a new life fails again', async () => {
+    const { h, ref, letter, store, queue } = await keptDeposit('erin');
+    await h.client.send(ref, 'close', {});
+    await h.run();
+    await redriveDeadLetter(store, queue, ref.id, letter.messageId, { force: true });
+    bank.down = true;
+    await h.run();
+    bank.down = false;
+    const [again] = await store.listDeadLetters(ref.id);
+    expect(again).toMatchObject({ messageId: letter.messageId, life: letter.life, epoch: 0 });
+    expect(again?.envelope).not.toHaveProperty('redriveForced');
+    await h.client.send(ref, 'deposit', { amount: 5 });
+    await h.run();
+    expect(ofEndedLife(again!, await h.record(ref.id))).toBe(true);
+    await expect(redriveDeadLetter(store, queue, ref.id, letter.messageId)).rejects.toThrow(
+      'that has ended since',
+    );
+  });
+
+  it('tells a letter kept by a Baton before epochs by its life alone', async () => {
+    const { h, ref, letter } = await keptDeposit('frank');
+    await h.client.send(ref, 'close', {});
+    await h.run();
+    await h.client.send(ref, 'deposit', { amount: 5 });
+    await h.run();
+    const record = await h.record(ref.id);
+    expect(record?.timerEpoch).toBe(1);
+    // Kept after the halt by that Baton: its life is the record's, which names no halt.
+    const { epoch: _, ...before } = letter;
+    expect(ofEndedLife(before, record)).toBe(false);
+    expect(ofEndedLife({ ...before, life: 'another' }, record)).toBe(true);
+  });
+
   it('is refused a plain redrive when its actor never applied a message, its record having expired as a halted one does', async () => {
     const h = setup({ actors: [Account] });
     const { store, queue } = h.backend;

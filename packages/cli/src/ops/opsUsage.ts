@@ -26,8 +26,9 @@ export const OPS_USAGE = `Operating a deployed app:
   baton dead-letters show <type/key> <message id>
   baton dead-letters redrive <type/key> <message id> | --all [filters] [--dry-run] [--force]
     (not a letter whose sender was answered DEAD_LETTERED, an actor's or a client's ask, nor one
-    kept as too old to tell whether it was applied, unless --force; --all --force redrives every
-    such letter it matches, and a too-old one applied already is applied again: decide about each)
+    too old to tell whether it was applied, nor one kept in a life of its actor that has ended,
+    unless --force; --all --force redrives every such letter it matches, and a too-old one applied
+    already is applied again: decide about each)
   baton dead-letters purge <type/key> <message id> | --all [filters] [--dry-run] [--include-pending]
     (not the letter of an ask's timeout, which holds its asker's continuation: redrive it; an ask's
     reply purged, its ask times out, and its continuation runs once, with ASK_TIMEOUT; --all leaves

@@ -51,6 +51,12 @@ export interface Envelope {
    */
   readonly redrive?: number;
   /**
+   * Set on a redrive with force: applied even to a life of its actor other than the one its
+   * letter was kept in (see `ofEndedLife`), which a plain redrive, checked again when it is
+   * applied, leaves kept.
+   */
+  readonly redriveForced?: true;
+  /**
    * W3C trace context: given at ingress (`SendOptions.traceparent`, or the ingress's
    * `traceparent` header) and carried by every message sent in consequence, each naming the
    * span of the handling that sent it (see traceContext.ts).
@@ -235,7 +241,8 @@ export function decodeEnvelope(body: string): Envelope | undefined {
       (value.awaited === undefined || value.awaited === true) &&
       (value.timer === undefined || isTimerRef(value.timer)) &&
       (value.caller === undefined || isCaller(value.caller)) &&
-      (value.lifeEnded === undefined || value.lifeEnded === true)
+      (value.lifeEnded === undefined || value.lifeEnded === true) &&
+      (value.redriveForced === undefined || value.redriveForced === true)
     ) {
       return value as unknown as Envelope;
     }

@@ -327,8 +327,10 @@ export interface DeadLetter {
   /**
    * The life of its actor's record when it was kept ({@link ActorRecord.life}; absent on a
    * letter an earlier Baton kept), and the halts in that life before it ({@link
-   * ActorRecord.timerEpoch}; @default 0). Once the actor halted since, or its record expired, a
-   * redrive would apply the message to the actor begun anew: it needs force (see `ofEndedLife`).
+   * ActorRecord.timerEpoch}; absent on a letter a Baton before epochs kept, told by its life
+   * alone). A letter's redrive kept again names the letter's. Once the actor halted since, or its
+   * record expired, a redrive would apply the message to the actor begun anew: it needs force
+   * (see `ofEndedLife`), when it is sent and when it is applied.
    */
   readonly life?: string;
   readonly epoch?: number;

@@ -12,6 +12,7 @@ import type { TurnEngine } from './createEngine.ts';
 import type { Inbound } from './Inbound.ts';
 import { isReplacedQueue } from './inboxQueue.ts';
 import type { PagedLookup } from './outcomePages.ts';
+import { ofEndedLife } from './redriveNeedsForce.ts';
 import { isVoid } from './timers.ts';
 import { asOldAs, clockMargin, inForgottenGap, isEndedLifeCopy } from './turnErrors.ts';
 
@@ -39,6 +40,9 @@ export async function admit(
     if (kept?.at !== envelope.redrive || kept.parked !== undefined || kept.applied) {
       return undefined;
     }
+    // Its life may have ended since the redrive was sent (a halt queued before it): a plain
+    // redrive leaves the letter kept then, as the redrive would have been refused.
+    if (envelope.redriveForced !== true && ofEndedLife(kept, record)) return undefined;
     return redriven(turn, kept);
   }
   if (envelope.timer) {

@@ -98,12 +98,17 @@ export async function redriveDeadLetter(
       throw endedLifeLetterRefused(letter, followUp);
     }
   }
-  const envelope = { ...letter.envelope, redrive: letter.at };
+  const envelope = {
+    ...letter.envelope,
+    redrive: letter.at,
+    ...(options.force && { redriveForced: true as const }),
+  };
   await queue.send([
     {
       group: actorId,
-      // Its own namespace: never equal to an actor message id or an ingress id.
-      dedupeId: `redrive:${letter.at}:${messageId}`,
+      // Its own namespace: never equal to an actor message id or an ingress id. A forced one's
+      // apart: a plain one the actor left kept (its life ended meanwhile) does not shadow it.
+      dedupeId: `${options.force ? 'redrive-forced' : 'redrive'}:${letter.at}:${messageId}`,
       body: encodeEnvelope(envelope),
     },
   ]);

@@ -51,12 +51,6 @@ export function keptTooOldToTell(letter: DeadLetter): boolean {
 }
 
 /**
- * How long before a key's claim lapses, by the clock of the door that made it, it may have
- * lapsed by another's.
- */
-const CLAIM_CLOCKS_MARGIN_MS = 60 * 60 * 1000;
-
-/**
  * Whether, at `now`, the claim that bound the key of this letter's client message to it has
  * lapsed ({@link Envelope.keyHeldUntil}): a message sent under the key since was taken as a new
  * one, under the same id — this one sent again, maybe, and applied. The letter is then as old as
@@ -68,7 +62,7 @@ const CLAIM_CLOCKS_MARGIN_MS = 60 * 60 * 1000;
  */
 export function keyClaimLapsed(letter: DeadLetter, now: number): boolean {
   const until = letter.envelope.keyHeldUntil;
-  return until !== undefined && now >= until - CLAIM_CLOCKS_MARGIN_MS;
+  return until !== undefined && now >= until;
 }
 
 /**
@@ -102,5 +96,7 @@ export function redriveNeedsForce(letter: DeadLetter): boolean {
  */
 export function ofEndedLife(letter: DeadLetter, record: ActorRecord | undefined): boolean {
   if (letter.life === undefined || letter.timer !== undefined) return false;
-  return record?.life !== letter.life || (record.timerEpoch ?? 0) !== (letter.epoch ?? 0);
+  if (record?.life !== letter.life) return true;
+  // A letter kept by a Baton before epochs names none: its life alone tells it.
+  return letter.epoch !== undefined && (record.timerEpoch ?? 0) !== letter.epoch;
 }
