@@ -143,7 +143,6 @@ describe('a dead letter of a life that has ended', () => {
     bank.down = false;
     const [again] = await store.listDeadLetters(ref.id);
     expect(again).toMatchObject({ messageId: letter.messageId, life: letter.life, epoch: 0 });
-    expect(again?.envelope).not.toHaveProperty('redriveForced');
     await h.client.send(ref, 'deposit', { amount: 5 });
     await h.run();
     expect(ofEndedLife(again!, await h.record(ref.id))).toBe(true);

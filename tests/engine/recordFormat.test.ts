@@ -60,7 +60,7 @@ describe('a record written by a newer Baton', () => {
     // What the worker's log says of each of those turns: what to do about it.
     await expect(runTurn(h.engine, ref.id, [])).rejects.toMatchObject({
       code: ErrorCode.RETRYABLE,
-      message: `the record of counter/c has format ${RECORD_FORMAT + 1}, written by a newer Baton, and this Baton writes format ${RECORD_FORMAT}: upgrade Baton in every worker and sweeper; its messages and sends wait meanwhile`,
+      message: `the record of counter/c has format ${RECORD_FORMAT + 1}, a newer Baton's (this one writes format ${RECORD_FORMAT}): upgrade Baton in every worker and sweeper; its messages and sends wait meanwhile`,
       details: { actorId: ref.id, format: RECORD_FORMAT + 1, supported: RECORD_FORMAT },
     });
     expect(await h.backend.store.listDeadLetters(ref.id)).toEqual([]);
@@ -107,7 +107,7 @@ describe('a record written by a newer Baton', () => {
         message: 'sweep could not drain an outbox',
         fields: {
           actor: 'counter/s',
-          error: expect.stringContaining(`format ${RECORD_FORMAT + 1}, written by a newer Baton`),
+          error: expect.stringContaining(`format ${RECORD_FORMAT + 1}, a newer Baton's`),
         },
       }),
     ]);

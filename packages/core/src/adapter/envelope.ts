@@ -90,7 +90,7 @@ export interface Envelope {
    * Keyed ingress only: when the claim that binds its key to it lapses (`KeyClaim.expiresAt`),
    * after which the key may bind a message sent anew, which has this one's id and is taken as a
    * new one. Its dead letter, kept that long, is then too old to tell whether it was applied
-   * (see `keptTooOldToTell`). Workers do not read it.
+   * (see `keyClaimLapsed`). Workers neither read nor check it.
    */
   readonly keyHeldUntil?: number;
   /**
@@ -241,8 +241,7 @@ export function decodeEnvelope(body: string): Envelope | undefined {
       (value.awaited === undefined || value.awaited === true) &&
       (value.timer === undefined || isTimerRef(value.timer)) &&
       (value.caller === undefined || isCaller(value.caller)) &&
-      (value.lifeEnded === undefined || value.lifeEnded === true) &&
-      (value.redriveForced === undefined || value.redriveForced === true)
+      (value.lifeEnded === undefined || value.lifeEnded === true)
     ) {
       return value as unknown as Envelope;
     }
@@ -273,7 +272,6 @@ const OPTIONAL_FIELDS: Readonly<Record<string, string>> = {
   traceparent: 'string',
   ask: 'string',
   replyTo: 'string',
-  keyHeldUntil: 'number',
   format: 'number',
 };
 

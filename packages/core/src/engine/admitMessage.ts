@@ -42,7 +42,7 @@ export async function admit(
     }
     // Its life may have ended since the redrive was sent (a halt queued before it): a plain
     // redrive leaves the letter kept then, as the redrive would have been refused.
-    if (envelope.redriveForced !== true && ofEndedLife(kept, record)) return undefined;
+    if (!envelope.redriveForced && ofEndedLife(kept, record)) return undefined;
     return redriven(turn, kept);
   }
   if (envelope.timer) {

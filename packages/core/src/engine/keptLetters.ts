@@ -87,7 +87,8 @@ export async function deadLetter(
     code: last.code,
     error: last.message,
   });
-  const { redrive: _, redriveForced: ___, timer: __, ...original } = envelope;
+  // A redrive's `redriveForced` may stay: each redrive sets it anew (redriveDeadLetter).
+  const { redrive: _, timer: __, ...original } = envelope;
   // Kept as too old to tell (or such a letter's redrive kept again): it may have been applied,
   // so its asker is not told it failed. Its ask's timeout, or the reply of the message applied,
   // ends the ask.
@@ -110,7 +111,11 @@ export async function deadLetter(
     ...(held && { timer: held.timer }),
     // Kept as too old to tell, or such a letter's redrive kept again.
     ...(unmarked && { unmarked }),
-    ...keptIn(current, admission.redrives),
+    // The life it names: its letter's, for a redrive kept again (a message of a life that ended
+    // stays one); else the record's.
+    ...(admission.redrives
+      ? { life: admission.redrives.life, epoch: admission.redrives.epoch }
+      : current.life && { life: current.life, epoch: current.timerEpoch ?? 0 }),
   };
   const letter = keptWithin(kept, engine.store.limits.maxItemBytes);
   return {
@@ -153,23 +158,6 @@ function keptWithin(kept: DeadLetter, maxItemBytes: number): DeadLetter {
   const gist = { ...kept, error: errorGist(kept.error, maxItemBytes) };
   if (jsonSize(gist) <= maxItemBytes) return gist;
   return { ...gist, envelope: { ...kept.envelope, payload: null }, redrivable: false };
-}
-
-/**
- * The life (and the halts in it) a letter names: the record's, or, for a letter's redrive kept
- * again, the letter's own — a message of a life that ended stays one, needing force again. A
- * parked message, which names none, takes the record's. `epoch` is written even when 0: a letter
- * of a life with no `epoch` was kept by a Baton before epochs, and is told by its life alone.
- */
-function keptIn(
-  current: ActorRecord,
-  redriven: DeadLetter | undefined,
-): Pick<DeadLetter, 'life' | 'epoch'> {
-  const origin = redriven?.parked === undefined && redriven ? redriven : undefined;
-  if (origin)
-    return { ...(origin.life !== undefined && { life: origin.life, epoch: origin.epoch }) };
-  if (current.life === undefined) return {};
-  return { life: current.life, epoch: current.timerEpoch ?? 0 };
 }
 
 /**

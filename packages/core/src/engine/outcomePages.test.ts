@@ -55,7 +55,7 @@ describe('outcome pages', () => {
     expect(withOutcomePages(paged, begun, 1_800_000_000_000)).toBe(begun);
     expect(withOutcomePages(unpaged, record, 5)).toBe(record);
     // Its outcomes would be looked for nowhere: a copy of one would be applied again.
-    expect(() => withOutcomePages(unpaged, begun, 5)).toThrow(/has no readPagedOutcomes/);
+    expect(() => withOutcomePages(unpaged, begun, 5)).toThrow(/must pass on readPagedOutcomes/);
   });
 
   it('close at the size the store sets, as one that bills a write by its item does', () => {

@@ -57,7 +57,7 @@ export function withOutcomePages(store: TurnStore, record: ActorRecord, now: num
   if (!pagesOutcomes(store)) {
     if (record.outcomePage) {
       throw new Error(
-        `the record of ${record.id} keeps its outcomes in pages, and this store has no readPagedOutcomes: a wrapping store must pass it on`,
+        `the record of ${record.id} keeps its outcomes in pages: a store that wraps this one must pass on readPagedOutcomes`,
       );
     }
     return record;

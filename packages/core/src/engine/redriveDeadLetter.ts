@@ -98,10 +98,11 @@ export async function redriveDeadLetter(
       throw endedLifeLetterRefused(letter, followUp);
     }
   }
+  // Set anew, never taken from the letter: a forced redrive kept again is forced no more.
   const envelope = {
     ...letter.envelope,
     redrive: letter.at,
-    ...(options.force && { redriveForced: true as const }),
+    redriveForced: options.force || undefined,
   };
   await queue.send([
     {

@@ -95,7 +95,7 @@ export function redriveNeedsForce(letter: DeadLetter): boolean {
  * ofEndedLife(letter, await store.load(letter.actorId)); // true: purge it, or force it
  */
 export function ofEndedLife(letter: DeadLetter, record: ActorRecord | undefined): boolean {
-  if (letter.life === undefined || letter.timer !== undefined) return false;
+  if (!letter.life || letter.timer) return false;
   if (record?.life !== letter.life) return true;
   // A letter kept by a Baton before epochs names none: its life alone tells it.
   return letter.epoch !== undefined && (record.timerEpoch ?? 0) !== letter.epoch;

@@ -159,7 +159,7 @@ describe('the errors a turn gives a message it cannot apply', () => {
         /ingress:k1 to account\/alice is unknown to the code running here \(no such thing\)/,
       );
       expect(error.message).toMatch(
-        /code of another release most likely sent it: it waits \(then a dead letter\) for code that knows it to run here, then redrive it, or purge it if none will$/,
+        /another release most likely sent it: it waits \(then a dead letter\) for code that knows it, then redrive it, or purge it if none will$/,
       );
       expect(error.details).toEqual({
         messageId: 'ingress:k1',

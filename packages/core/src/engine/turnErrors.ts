@@ -165,7 +165,7 @@ export function waitsForNewerCode(envelope: Envelope, error: BatonError): BatonE
   if (!UNKNOWN_TO_THIS_CODE.has(error.code)) return error;
   return new BatonError(
     ErrorCode.RETRYABLE,
-    `message ${envelope.id} to ${envelope.to} is unknown to the code running here (${error.message}); code of another release most likely sent it: it waits (then a dead letter) for code that knows it to run here, then redrive it, or purge it if none will`,
+    `message ${envelope.id} to ${envelope.to} is unknown to the code running here (${error.message}); another release most likely sent it: it waits (then a dead letter) for code that knows it, then redrive it, or purge it if none will`,
     {
       details: { ...ofMessage(envelope), cause: error.toJSON() },
       cause: error,

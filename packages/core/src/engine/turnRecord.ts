@@ -17,9 +17,9 @@ export function checkFormat(record: ActorRecord): void {
   const format = record.format ?? 1;
   if (format <= RECORD_FORMAT) return;
   throw new RetryableError(
-    `the record of ${record.id} has format ${format}, written by a newer Baton, and this ` +
-      `Baton writes format ${RECORD_FORMAT}: upgrade Baton in every worker and sweeper; its ` +
-      'messages and sends wait meanwhile',
+    `the record of ${record.id} has format ${format}, a newer Baton's (this one writes format ` +
+      `${RECORD_FORMAT}): upgrade Baton in every worker and sweeper; its messages and sends ` +
+      'wait meanwhile',
     { details: { actorId: record.id, format, supported: RECORD_FORMAT } },
   );
 }
